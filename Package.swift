@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Heed",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Heed", targets: ["Heed"]),
+        .executable(name: "heed", targets: ["heed"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries, reached through pkg-config; Debian names the packages that provide them.
+        .systemLibrary(
+            name: "CPocketSphinx",
+            pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]
+        ),
+        .systemLibrary(
+            name: "CALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+
+        // Stage 1: audio in (WAV, raw PCM, resampling, endpointing).
+        .target(name: "HeedAudio"),
+        // Stage 2: the PocketSphinx decoder and the grammar it searches.
+        .target(name: "HeedRecognition", dependencies: ["CPocketSphinx", "HeedAudio"]),
+        // Stage 3: word sequences to intents.
+        .target(name: "HeedIntents"),
+        // What apps import: the pipeline over the stages.
+        .target(name: "Heed", dependencies: ["HeedAudio", "HeedRecognition", "HeedIntents"]),
+        // The command-line layer.
+        .executableTarget(
+            name: "heed",
+            dependencies: ["Heed", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
+        .testTarget(name: "HeedAudioTests", dependencies: ["HeedAudio"]),
+        .testTarget(name: "HeedRecognitionTests", dependencies: ["HeedRecognition", "HeedAudio"]),
+        .testTarget(name: "HeedIntentsTests", dependencies: ["HeedIntents"]),
+        .testTarget(name: "HeedTests", dependencies: ["Heed"]),
+        .testTarget(name: "HeedCLITests", dependencies: ["Heed"]),
+    ]
+)

@@ -1,0 +1,270 @@
+import Foundation
+import HeedAudio
+import HeedIntents
+import HeedRecognition
+
+/// Errors from the pipeline, each with the exit status a command-line tool should use.
+public struct HeedError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable {
+        /// The input exists but is not usable audio (sysexits EX_DATAERR, 65).
+        case badInput
+        /// The input cannot be opened (EX_NOINPUT, 66).
+        case cannotOpen
+        /// The model, dictionary or grammar is missing or wrong (EX_CONFIG, 78).
+        case configuration
+        /// The decoder failed (EX_SOFTWARE, 70).
+        case internalFailure
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    public var exitCode: Int32 {
+        switch kind {
+        case .badInput: return 65
+        case .cannotOpen: return 66
+        case .configuration: return 78
+        case .internalFailure: return 70
+        }
+    }
+
+    init(_ error: AudioError) {
+        switch error {
+        case .cannotOpen(let why): self.init(.cannotOpen, why)
+        case .invalidFormat(let why), .unsupported(let why): self.init(.badInput, why)
+        }
+    }
+
+    init(_ error: RecognitionError) {
+        switch error.kind {
+        case .model, .grammar, .dictionary: self.init(.configuration, error.message)
+        case .decoding: self.init(.internalFailure, error.message)
+        }
+    }
+}
+
+/// What to listen for: the command phrases (with a garbage model for everything else), or a
+/// hand-written JSGF grammar that is decoded without intent matching.
+public enum Vocabulary: Sendable {
+    case commands(CommandSet)
+    case jsgf(URL)
+}
+
+/// Settings of the whole recognition pipeline.
+public struct RecognizerOptions: Sendable {
+    public var decoder = DecoderConfiguration()
+    public var endpointer = Endpointer.Configuration()
+    /// Probability charged per phone of the garbage (non-command) path. Higher rejects more.
+    /// Chosen by measurement on Audio/ suites; see BENCHMARKS.md.
+    public var garbagePenalty = 1e-12
+    /// Below this posterior, a decoded command is reported as not understood.
+    public var minConfidence = 0.0
+
+    public init() {}
+}
+
+/// Turns audio into utterances: endpointing, decoding against the active grammar, intent matching.
+///
+/// One instance decodes one stream at a time; it is not thread-safe.
+public final class CommandRecognizer {
+    public let options: RecognizerOptions
+    private let decoder: Decoder
+    private let vocabulary: Vocabulary
+    static let garbagePrefix = "~"
+
+    /// The rate the decoder's acoustic model expects; everything is converted to it.
+    public var sampleRate: Int { decoder.sampleRate }
+
+    public init(vocabulary: Vocabulary = .commands(.builtins), options: RecognizerOptions = .init()) throws(HeedError) {
+        self.options = options
+        self.vocabulary = vocabulary
+        do {
+            decoder = try Decoder(configuration: options.decoder)
+            switch vocabulary {
+            case .commands(let commands):
+                try decoder.use(Self.grammar(for: commands, garbage: Self.addGarbageWords(to: decoder), penalty: options.garbagePenalty))
+            case .jsgf(let url):
+                try decoder.useJSGF(file: url)
+            }
+        } catch {
+            throw HeedError(error)
+        }
+        guard decoder.sampleRate == options.endpointer.sampleRate else {
+            throw HeedError(.configuration, "the acoustic model expects \(decoder.sampleRate) Hz; the endpointer is set for \(options.endpointer.sampleRate) Hz")
+        }
+    }
+
+    /// One garbage "word" per phone of the model, so a loop of them can match any speech.
+    private static func addGarbageWords(to decoder: Decoder) -> [String] {
+        let phones = ["AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G", "HH",
+                      "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH",
+                      "UH", "UW", "V", "W", "Y", "Z", "ZH"]
+        return phones.compactMap { phone in
+            let word = garbagePrefix + phone.lowercased()
+            return decoder.addWord(word, phones: phone) ? word : nil
+        }
+    }
+
+    static func grammar(for commands: CommandSet, garbage: [String], penalty: Double) -> Grammar {
+        var grammar = Grammar()
+        for phrase in commands.phrases { grammar.addPhrase(phrase) }
+        grammar.addGarbageLoop(units: garbage, penalty: penalty)
+        return grammar
+    }
+
+    // MARK: Whole inputs
+
+    /// Decodes a WAV file in any common format.
+    public func recognize(file url: URL) throws(HeedError) -> [Utterance] {
+        try recognize(samples: loadAudio(file: url))
+    }
+
+    /// Reads a WAV file and converts it to mono 16-bit samples at the model's rate.
+    public func loadAudio(file url: URL) throws(HeedError) -> [Int16] {
+        let wav: WAVFile
+        do { wav = try WAVFile(contentsOf: url) } catch { throw HeedError(error) }
+        return PCM.int16(from: Resampler.convert(wav.samples, from: wav.format.sampleRate, to: sampleRate))
+    }
+
+    /// Decodes samples already at `sampleRate`.
+    public func recognize(samples: [Int16]) throws(HeedError) -> [Utterance] {
+        var stream = makeStream()
+        var utterances = try stream.feed(samples)
+        utterances += try stream.finish()
+        return utterances
+    }
+
+    /// A stream that decodes audio as it arrives, utterance by utterance.
+    public func makeStream() -> UtteranceStream {
+        UtteranceStream(recognizer: self)
+    }
+
+    // MARK: Used by UtteranceStream
+
+    /// Decodes one complete utterance that begins at `startSample` of the stream.
+    ///
+    /// The utterance is decoded in one piece so that cepstral mean normalization uses this
+    /// utterance's own mean: the result does not depend on what was decoded before it.
+    func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int) throws(HeedError) -> Utterance? {
+        do {
+            try decoder.startUtterance()
+            try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in
+                try decoder.process(buffer, wholeUtterance: true)
+            }
+        } catch {
+            throw HeedError(error)
+        }
+        return try end(startSample: startSample)
+    }
+
+    /// Ends the utterance that began at `startSample` and interprets what was heard, or returns
+    /// nil when nothing but silence and noise was decoded.
+    private func end(startSample: Int) throws(HeedError) -> Utterance? {
+        let hypothesis: Hypothesis
+        do { hypothesis = try decoder.endUtterance() } catch { throw HeedError(error) }
+        let spoken = hypothesis.spokenWords
+        guard let first = spoken.first, let last = spoken.last else { return nil }
+        let samplesPerFrame = Double(sampleRate) / Double(decoder.frameRate)
+        let start = (Double(startSample) + Double(first.startFrame) * samplesPerFrame) / Double(sampleRate)
+        let end = (Double(startSample) + Double(last.endFrame + 1) * samplesPerFrame) / Double(sampleRate)
+        let confidence = hypothesis.posterior
+        let isGarbage = spoken.contains { $0.word.hasPrefix(Self.garbagePrefix) }
+        if isGarbage {
+            return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
+        }
+        let words = spoken.map { Self.baseWord($0.word) }
+        switch vocabulary {
+        case .jsgf:
+            return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: nil, understood: true, confidence: confidence)
+        case .commands(let commands):
+            let intent = commands.match(words)
+            let understood = intent != nil && confidence >= options.minConfidence
+            return Utterance(start: start, end: end, transcript: words.joined(separator: " "),
+                             intent: understood ? intent : nil, understood: understood, confidence: confidence)
+        }
+    }
+
+    /// "resume(2)" is the second pronunciation of "resume".
+    static func baseWord(_ word: String) -> String {
+        guard let paren = word.firstIndex(of: "("), word.hasSuffix(")") else { return word }
+        return String(word[..<paren])
+    }
+}
+
+/// Decoding of one continuous stream: feed samples as they arrive, get utterances as their
+/// ends are detected. Files, stdin and (later) the microphone all go through this.
+public struct UtteranceStream {
+    private let recognizer: CommandRecognizer
+    private var endpointer: Endpointer
+    /// Recent samples; `history[0]` is stream sample `historyStart`. Holds the pre-roll while
+    /// waiting for speech, and the whole utterance while in speech.
+    private var history: [Int16] = []
+    private var historyStart = 0
+    /// Samples already given to the endpointer (whole frames only).
+    private var endpointed = 0
+    private var utteranceStart: Int?
+
+    init(recognizer: CommandRecognizer) {
+        self.recognizer = recognizer
+        endpointer = Endpointer(configuration: recognizer.options.endpointer)
+    }
+
+    /// Samples seen so far.
+    public var position: Int { historyStart + history.count }
+
+    public mutating func feed(_ samples: [Int16]) throws(HeedError) -> [Utterance] {
+        history.append(contentsOf: samples)
+        var found: [Utterance] = []
+        let frameLength = recognizer.options.endpointer.frameLength
+        while endpointed + frameLength <= position {
+            let from = endpointed - historyStart
+            let event = history.withUnsafeBufferPointer { buffer in
+                endpointer.process(frame: UnsafeBufferPointer(rebasing: buffer[from..<from + frameLength]))
+            }
+            endpointed += frameLength
+            switch event {
+            case .speechStart(let at):
+                utteranceStart = max(at, historyStart)
+            case .speechEnd(let at):
+                if let utterance = try decode(upTo: at) { found.append(utterance) }
+            case nil:
+                break
+            }
+        }
+        if utteranceStart == nil {
+            // Keep only what the next utterance's pre-roll may need.
+            let preRoll = Int(recognizer.options.endpointer.preRoll * Double(recognizer.sampleRate)) + frameLength
+            trimHistory(before: endpointed - preRoll)
+        }
+        return found
+    }
+
+    /// Ends the input: decodes any utterance still open.
+    public mutating func finish() throws(HeedError) -> [Utterance] {
+        guard case .speechEnd(let at) = endpointer.finish(totalSamples: position) else { return [] }
+        return try decode(upTo: at).map { [$0] } ?? []
+    }
+
+    private mutating func decode(upTo end: Int) throws(HeedError) -> Utterance? {
+        guard let start = utteranceStart else { return nil }
+        utteranceStart = nil
+        let samples = history[(start - historyStart)..<(min(end, position) - historyStart)]
+        let utterance = try recognizer.decodeUtterance(samples, startSample: start)
+        trimHistory(before: end)
+        return utterance
+    }
+
+    private mutating func trimHistory(before sample: Int) {
+        let drop = min(sample, position) - historyStart
+        guard drop > 0 else { return }
+        history.removeFirst(drop)
+        historyStart += drop
+    }
+}

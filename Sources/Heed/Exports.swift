@@ -1,0 +1,4 @@
+// Apps import Heed alone; the stage modules' public types come with it.
+@_exported import HeedAudio
+@_exported import HeedIntents
+@_exported import HeedRecognition

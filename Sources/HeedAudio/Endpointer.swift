@@ -1,0 +1,121 @@
+import Foundation
+
+/// Finds where speech starts and ends in a stream of 16 kHz samples, one 10 ms frame at a time.
+///
+/// Energy is compared with an adaptive noise floor (it falls quickly to quieter frames and rises
+/// slowly, so steady noise becomes "floor" while a spoken word does not). Speech starts after
+/// `minSpeech` of frames above `floor + onsetDB`; it ends after `trailingSilence` of frames below
+/// `floor + offsetDB` (hysteresis keeps quiet consonants and short closures inside the word).
+public struct Endpointer: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        public var sampleRate = 16_000
+        public var frameDuration = 0.010
+        /// Energy above the noise floor, in dB, that counts as the start of speech.
+        public var onsetDB: Float = 10
+        /// Energy above the noise floor, in dB, below which a frame counts as silence again.
+        public var offsetDB: Float = 6
+        /// Nothing quieter than this (dBFS) is speech, however low the floor: digital silence and hiss.
+        public var absoluteFloorDB: Float = -62
+        /// How long energy must stay up before it is speech (rejects clicks).
+        public var minSpeech = 0.060
+        /// How long silence must last to end the utterance.
+        public var trailingSilence = 0.300
+        /// An utterance longer than this is ended regardless (a stuck endpoint never hangs the pipeline).
+        public var maxUtterance = 10.0
+        /// Audio kept before the detected onset, so the first phone is not clipped.
+        public var preRoll = 0.250
+        /// How fast the floor may rise, in dB per second, while the signal stays above it.
+        public var floorRiseDBPerSecond: Float = 3
+
+        public init() {}
+
+        public var frameLength: Int { Int((Double(sampleRate) * frameDuration).rounded()) }
+    }
+
+    /// What a frame changed.
+    public enum Event: Equatable, Sendable {
+        /// Speech began; `atSample` is where the utterance (including pre-roll) begins.
+        case speechStart(atSample: Int)
+        /// Speech ended; the utterance runs up to `atSample` (exclusive).
+        case speechEnd(atSample: Int)
+    }
+
+    public let configuration: Configuration
+    public private(set) var noiseFloorDB: Float?
+    public private(set) var inSpeech = false
+    public private(set) var lastEnergyDB: Float = -120
+
+    private var framesSeen = 0
+    private var loudRun = 0
+    private var quietRun = 0
+    private var speechStartFrame = 0
+    private var lastLoudFrame = 0
+
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    private func frames(_ seconds: Double) -> Int { max(1, Int((seconds / configuration.frameDuration).rounded())) }
+
+    /// Feeds one frame of `configuration.frameLength` samples (the last may be shorter).
+    public mutating func process(frame: UnsafeBufferPointer<Int16>) -> Event? {
+        var energy: Double = 0
+        for sample in frame { energy += Double(sample) * Double(sample) }
+        let meanSquare = energy / Double(max(1, frame.count)) / (32768.0 * 32768.0)
+        let db = Float(10 * log10(meanSquare + 1e-12))
+        return process(energyDB: db)
+    }
+
+    /// Feeds the energy of one frame, in dBFS.
+    public mutating func process(energyDB db: Float) -> Event? {
+        defer { framesSeen += 1 }
+        lastEnergyDB = db
+        let c = configuration
+        let floor = noiseFloorDB ?? db
+        // Track the floor: down fast, up slowly; only the slow rise continues inside speech.
+        if db < floor {
+            noiseFloorDB = floor + 0.3 * (db - floor)
+        } else {
+            let rise = c.floorRiseDBPerSecond * Float(c.frameDuration)
+            noiseFloorDB = min(db, floor + (inSpeech ? rise / 4 : rise))
+        }
+        let reference = max(noiseFloorDB ?? db, c.absoluteFloorDB - c.onsetDB)
+        let loud = db > reference + c.onsetDB && db > c.absoluteFloorDB
+        let stillSpeech = db > reference + c.offsetDB && db > c.absoluteFloorDB
+
+        if !inSpeech {
+            loudRun = loud ? loudRun + 1 : 0
+            if loudRun >= frames(c.minSpeech) {
+                inSpeech = true
+                quietRun = 0
+                speechStartFrame = framesSeen - loudRun + 1
+                lastLoudFrame = framesSeen
+                let start = max(0, speechStartFrame - frames(c.preRoll))
+                return .speechStart(atSample: start * c.frameLength)
+            }
+            return nil
+        }
+        if stillSpeech {
+            quietRun = 0
+            lastLoudFrame = framesSeen
+        } else {
+            quietRun += 1
+        }
+        let tooLong = framesSeen - speechStartFrame + 1 >= frames(c.maxUtterance)
+        if quietRun >= frames(c.trailingSilence) || tooLong {
+            inSpeech = false
+            loudRun = 0
+            // Keep a little of the silence after the last loud frame: the decoder wants to see the word end.
+            let end = tooLong ? framesSeen + 1 : min(framesSeen + 1, lastLoudFrame + 1 + frames(0.15))
+            return .speechEnd(atSample: end * c.frameLength)
+        }
+        return nil
+    }
+
+    /// Ends an utterance still open when the input ends.
+    public mutating func finish(totalSamples: Int) -> Event? {
+        guard inSpeech else { return nil }
+        inSpeech = false
+        return .speechEnd(atSample: totalSamples)
+    }
+}

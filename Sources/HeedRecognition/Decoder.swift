@@ -1,0 +1,262 @@
+import CPocketSphinx
+import Foundation
+
+/// A failure inside PocketSphinx, with the C function that reported it.
+public struct RecognitionError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable { case model, grammar, dictionary, decoding }
+    public let kind: Kind
+    public let function: String
+    public let message: String
+
+    public var description: String { message }
+}
+
+/// Where the acoustic model and pronunciation dictionary live, and decoder settings.
+public struct DecoderConfiguration: Sendable, Equatable {
+    /// Debian's pocketsphinx-en-us.
+    public static let systemModelRoot = URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us")
+
+    public var acousticModel: URL
+    public var dictionary: URL
+    /// Extra pronunciation files in CMUdict format, loaded after `dictionary`.
+    public var extraDictionaries: [URL] = []
+    /// Where PocketSphinx's own log goes; nil discards it. It never goes to stdout.
+    public var logFile: URL?
+    /// Further PocketSphinx arguments, e.g. ["-beam": "1e-60"]. Applied last.
+    public var arguments: [String: String] = [:]
+
+    public init(acousticModel: URL = systemModelRoot.appendingPathComponent("en-us"),
+                dictionary: URL = systemModelRoot.appendingPathComponent("cmudict-en-us.dict")) {
+        self.acousticModel = acousticModel
+        self.dictionary = dictionary
+    }
+
+    /// Settings chosen for short command grammars.
+    var defaultArguments: [String: String] {
+        [
+            // Our own endpointer decides what is speech; the decoder's silence removal would make
+            // word times depend on the input in odd ways.
+            "-remove_silence": "no",
+            "-fsgusefiller": "yes",
+            "-bestpath": "yes",
+            // Digital silence (exact zeros, common in synthesized or gated audio) has no defined log
+            // energy; half-bit noise with a fixed seed keeps features sane and runs reproducible.
+            "-dither": "yes",
+            "-seed": "1",
+        ]
+    }
+}
+
+/// One recognized word with its frame span (100 frames per second).
+public struct WordSegment: Equatable, Sendable {
+    public var word: String
+    public var startFrame: Int
+    public var endFrame: Int
+    /// Silence and noise words (<sil>, [NOISE], <s>, ...) that are not part of the transcript.
+    public var isFiller: Bool
+}
+
+/// What the decoder heard in one utterance.
+public struct Hypothesis: Equatable, Sendable {
+    public var words: [WordSegment]
+    /// Path score, in the decoder's log base.
+    public var score: Int32
+    /// Posterior probability of the best path in the lattice, 0...1.
+    public var posterior: Double
+    public var frameCount: Int
+
+    public var spokenWords: [WordSegment] { words.filter { !$0.isFiller } }
+    public var text: String { spokenWords.map(\.word).joined(separator: " ") }
+}
+
+/// A PocketSphinx decoder. Not thread-safe: own one per thread of decoding.
+public final class Decoder {
+    private let decoder: OpaquePointer
+    private var grammarCount = 0
+    /// The sample rate the acoustic model was trained on; input must be converted to it.
+    public let sampleRate: Int
+    public let frameRate: Int
+    private var inUtterance = false
+
+    public init(configuration: DecoderConfiguration = .init()) throws(RecognitionError) {
+        Self.routeLog(to: configuration.logFile)
+        for (name, url) in [("acoustic model", configuration.acousticModel), ("dictionary", configuration.dictionary)]
+            where !FileManager.default.fileExists(atPath: url.path) {
+            throw RecognitionError(kind: .model, function: "init",
+                                   message: "\(name) not found at \(url.path); install pocketsphinx-en-us (`make deps`)")
+        }
+        var arguments = ["-hmm": configuration.acousticModel.path, "-dict": configuration.dictionary.path]
+        arguments.merge(configuration.defaultArguments) { $1 }
+        arguments.merge(configuration.arguments) { $1 }
+        let argv = arguments.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
+        let config = Self.withCArguments(argv) { argc, argv in cmd_ln_parse_r(nil, ps_args(), argc, argv, 1) }
+        guard let config else {
+            throw RecognitionError(kind: .model, function: "cmd_ln_parse_r", message: "invalid decoder arguments: \(argv.joined(separator: " "))")
+        }
+        defer { cmd_ln_free_r(config) }
+        guard let decoder = ps_init(config) else {
+            throw RecognitionError(kind: .model, function: "ps_init",
+                                   message: "cannot load the acoustic model from \(configuration.acousticModel.path)")
+        }
+        self.decoder = decoder
+        let active = ps_get_config(decoder)
+        sampleRate = Int(cmd_ln_float_r(active, "-samprate"))
+        frameRate = Int(cmd_ln_int_r(active, "-frate"))
+        for url in configuration.extraDictionaries {
+            guard ps_load_dict(decoder, url.path, nil, nil) == 0 else {
+                throw RecognitionError(kind: .dictionary, function: "ps_load_dict", message: "cannot load pronunciations from \(url.path)")
+            }
+        }
+    }
+
+    deinit { ps_free(decoder) }
+
+    // MARK: Vocabulary
+
+    /// The pronunciation of `word`, or nil when the dictionary lacks it.
+    public func pronunciation(of word: String) -> String? {
+        guard let phones = ps_lookup_word(decoder, word) else { return nil }
+        defer { free(phones) }
+        return String(cString: phones)
+    }
+
+    /// Adds a word with a phone string ("S T AA P"). Returns false when a phone is unknown to the model.
+    @discardableResult
+    public func addWord(_ word: String, phones: String) -> Bool {
+        if pronunciation(of: word) == phones { return true }
+        return ps_add_word(decoder, word, phones, 0) >= 0
+    }
+
+    // MARK: Grammars
+
+    /// Makes `grammar` the active search.
+    public func use(_ grammar: Grammar) throws(RecognitionError) {
+        let missing = grammar.words.filter { pronunciation(of: $0) == nil }.sorted()
+        guard missing.isEmpty else {
+            throw RecognitionError(kind: .dictionary, function: "ps_set_fsg",
+                                   message: "not in the pronunciation dictionary: \(missing.joined(separator: ", "))")
+        }
+        let config = ps_get_config(decoder)
+        let languageWeight = Float(cmd_ln_float_r(config, "-lw"))
+        grammarCount += 1
+        let name = "heed\(grammarCount)"
+        guard let fsg = fsg_model_init(name, ps_get_logmath(decoder), languageWeight, Int32(grammar.stateCount)) else {
+            throw RecognitionError(kind: .grammar, function: "fsg_model_init", message: "cannot allocate a grammar")
+        }
+        defer { fsg_model_free(fsg) }  // the search keeps its own reference
+        fsg.pointee.start_state = Int32(grammar.start)
+        fsg.pointee.final_state = Int32(grammar.final)
+        let logmath = ps_get_logmath(decoder)
+        for transition in grammar.transitions {
+            let logProbability = Int32(Float(logmath_log(logmath, transition.probability)) * languageWeight)
+            if let word = transition.word {
+                let wordID = fsg_model_word_add(fsg, word)
+                fsg_model_trans_add(fsg, Int32(transition.from), Int32(transition.to), logProbability, wordID)
+            } else {
+                fsg_model_null_trans_add(fsg, Int32(transition.from), Int32(transition.to), logProbability)
+            }
+        }
+        try activate(name) { ps_set_fsg(decoder, name, fsg) }
+    }
+
+    /// Makes a JSGF grammar file the active search (for grammars written by hand; see `Grammar`).
+    public func useJSGF(file: URL) throws(RecognitionError) {
+        guard FileManager.default.isReadableFile(atPath: file.path) else {
+            throw RecognitionError(kind: .grammar, function: "jsgf_parse_file", message: "cannot read grammar \(file.path)")
+        }
+        grammarCount += 1
+        let name = "heed\(grammarCount)"
+        try activate(name) { ps_set_jsgf_file(decoder, name, file.path) }
+    }
+
+    private func activate(_ name: String, _ set: () -> Int32) throws(RecognitionError) {
+        guard set() == 0 else {
+            throw RecognitionError(kind: .grammar, function: "ps_set_fsg",
+                                   message: "the decoder rejected the grammar (a word may be missing from the dictionary or the syntax is invalid)")
+        }
+        guard ps_set_search(decoder, name) == 0 else {
+            throw RecognitionError(kind: .grammar, function: "ps_set_search", message: "cannot activate grammar \(name)")
+        }
+        if grammarCount > 1 { ps_unset_search(decoder, "heed\(grammarCount - 1)") }
+    }
+
+    // MARK: Decoding
+
+    public func startUtterance() throws(RecognitionError) {
+        precondition(!inUtterance, "startUtterance called twice")
+        // A new stream per utterance numbers its frames from zero, so word times are relative to
+        // the audio we fed for this utterance.
+        ps_start_stream(decoder)
+        guard ps_start_utt(decoder) == 0 else {
+            throw RecognitionError(kind: .decoding, function: "ps_start_utt", message: "cannot start an utterance (no grammar active?)")
+        }
+        inUtterance = true
+    }
+
+    /// Feeds 16-bit samples at `sampleRate`. With `wholeUtterance`, `samples` is the entire
+    /// utterance, and cepstral mean normalization uses its own mean instead of a running estimate.
+    public func process(_ samples: UnsafeBufferPointer<Int16>, wholeUtterance: Bool = false) throws(RecognitionError) {
+        precondition(inUtterance, "process called outside an utterance")
+        guard let base = samples.baseAddress, samples.count > 0 else { return }
+        guard ps_process_raw(decoder, base, samples.count, 0, wholeUtterance ? 1 : 0) >= 0 else {
+            throw RecognitionError(kind: .decoding, function: "ps_process_raw", message: "the decoder failed on the audio")
+        }
+    }
+
+    public func process(_ samples: [Int16], wholeUtterance: Bool = false) throws(RecognitionError) {
+        try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in try process(buffer, wholeUtterance: wholeUtterance) }
+    }
+
+    /// The best hypothesis so far in the current utterance.
+    public func partialText() -> String? {
+        var score: Int32 = 0
+        guard let hyp = ps_get_hyp(decoder, &score) else { return nil }
+        return String(cString: hyp)
+    }
+
+    public func endUtterance() throws(RecognitionError) -> Hypothesis {
+        precondition(inUtterance, "endUtterance without startUtterance")
+        inUtterance = false
+        guard ps_end_utt(decoder) >= 0 else {
+            throw RecognitionError(kind: .decoding, function: "ps_end_utt", message: "the decoder failed to finish the utterance")
+        }
+        var score: Int32 = 0
+        let frames = Int(ps_get_n_frames(decoder))
+        guard ps_get_hyp(decoder, &score) != nil else {
+            return Hypothesis(words: [], score: 0, posterior: 0, frameCount: frames)
+        }
+        let logProbability = ps_get_prob(decoder)
+        let posterior = min(1, max(0, logmath_exp(ps_get_logmath(decoder), logProbability)))
+        var words: [WordSegment] = []
+        var segment = ps_seg_iter(decoder)
+        while let current = segment {
+            var start: Int32 = 0, end: Int32 = 0
+            ps_seg_frames(current, &start, &end)
+            let word = String(cString: ps_seg_word(current))
+            words.append(WordSegment(word: word, startFrame: Int(start), endFrame: Int(end), isFiller: Self.isFiller(word)))
+            segment = ps_seg_next(current)  // frees the iterator at the end
+        }
+        return Hypothesis(words: words, score: score, posterior: posterior, frameCount: frames)
+    }
+
+    static func isFiller(_ word: String) -> Bool {
+        word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("+") || word.hasPrefix("++")
+    }
+
+    // MARK: C plumbing
+
+    /// PocketSphinx logs through one process-wide stream; it never shares our stdout.
+    private static func routeLog(to file: URL?) {
+        if let file {
+            _ = err_set_logfile(file.path)
+        } else {
+            err_set_logfp(nil)
+        }
+    }
+
+    private static func withCArguments<R>(_ arguments: [String], _ body: (Int32, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        defer { pointers.forEach { free($0) } }
+        return pointers.withUnsafeMutableBufferPointer { body(Int32(arguments.count), $0.baseAddress!) }
+    }
+}

@@ -1,0 +1,72 @@
+/// A word-level finite-state grammar: what the decoder may hear, as a graph of word transitions.
+///
+/// Built in Swift and handed to PocketSphinx as an FSG, never as JSGF text: JSGF rule references
+/// are expanded by the decoder into far more states than the language needs.
+public struct Grammar: Equatable, Sendable {
+    public struct Transition: Equatable, Sendable {
+        public var from: Int
+        public var to: Int
+        /// nil is an empty (epsilon) transition.
+        public var word: String?
+        /// Probability of taking this transition out of `from` (need not sum to 1; the decoder takes logs).
+        public var probability: Double
+    }
+
+    public private(set) var stateCount: Int
+    public let start: Int
+    public let final: Int
+    public private(set) var transitions: [Transition] = []
+
+    public init() {
+        stateCount = 2
+        start = 0
+        final = 1
+    }
+
+    public var words: Set<String> { Set(transitions.compactMap(\.word)) }
+
+    public mutating func addState() -> Int {
+        stateCount += 1
+        return stateCount - 1
+    }
+
+    public mutating func add(from: Int, to: Int, word: String?, probability: Double = 1) {
+        precondition(from < stateCount && to < stateCount, "transition between unknown states")
+        transitions.append(Transition(from: from, to: to, word: word, probability: probability))
+    }
+
+    /// Adds a path from start to final that spells `phrase`, sharing prefixes with phrases already added
+    /// so that common beginnings are decoded once.
+    public mutating func addPhrase(_ phrase: [String], probability: Double = 1) {
+        precondition(!phrase.isEmpty, "empty phrase")
+        var state = start
+        for (index, word) in phrase.enumerated() {
+            let isLast = index == phrase.count - 1
+            if isLast {
+                if !transitions.contains(where: { $0.from == state && $0.to == final && $0.word == word }) {
+                    add(from: state, to: final, word: word, probability: index == 0 ? probability : 1)
+                }
+            } else if let existing = transitions.first(where: { $0.from == state && $0.word == word && $0.to != final }) {
+                state = existing.to
+            } else {
+                let next = addState()
+                add(from: state, to: next, word: word, probability: index == 0 ? probability : 1)
+                state = next
+            }
+        }
+    }
+
+    /// Adds an alternative path of one or more garbage "words" (a phone loop): speech that is not
+    /// a command finds a better-scoring path here than through any command, and comes out as
+    /// not understood. `penalty` is the probability charged per garbage unit; lower rejects less.
+    public mutating func addGarbageLoop(units: [String], penalty: Double) {
+        guard !units.isEmpty else { return }
+        let loop = addState()
+        let each = penalty / Double(units.count)
+        for unit in units {
+            add(from: start, to: loop, word: unit, probability: each)
+            add(from: loop, to: loop, word: unit, probability: each)
+        }
+        add(from: loop, to: final, word: nil, probability: 1)
+    }
+}

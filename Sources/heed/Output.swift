@@ -1,0 +1,77 @@
+import Foundation
+import Heed
+
+/// Writes results: JSON Lines for programs, one readable line per utterance for people.
+struct UtteranceWriter {
+    let json: Bool
+
+    func write(_ utterance: Utterance, source: String) {
+        print(json ? jsonLine(utterance, source: source) : humanLine(utterance, source: source))
+    }
+
+    func jsonLine(_ u: Utterance, source: String) -> String {
+        let slots = (u.intent?.slots ?? [:]).sorted { $0.key < $1.key }
+            .map { "\(JSON.string($0.key)):\(JSON.string($0.value))" }.joined(separator: ",")
+        let fields = [
+            "\"file\":\(JSON.string(source))",
+            "\"start\":\(JSON.number(u.start))",
+            "\"end\":\(JSON.number(u.end))",
+            "\"transcript\":\(JSON.string(u.transcript))",
+            "\"intent\":\(u.intent.map { JSON.string($0.name) } ?? "null")",
+            "\"slots\":{\(slots)}",
+            "\"understood\":\(u.understood)",
+            "\"confidence\":\(JSON.number(u.confidence))",
+        ]
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    func humanLine(_ u: Utterance, source: String) -> String {
+        let span = String(format: "%6.2f-%-6.2f", u.start, u.end)
+        let meaning: String
+        if let intent = u.intent {
+            let slots = intent.slots.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            meaning = "\(intent.name)\(slots.isEmpty ? "" : " " + slots)  \"\(u.transcript)\""
+        } else if u.understood {
+            meaning = "\"\(u.transcript)\""
+        } else {
+            meaning = "(not understood)"
+        }
+        return "\(source)  \(span) \(meaning)  confidence \(String(format: "%.2f", u.confidence))"
+    }
+}
+
+enum JSON {
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static func number(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        return String(format: "%.2f", value)
+    }
+}
+
+enum Terminal {
+    static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("heed: \(message)\n".utf8))
+    }
+
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+    }
+}
