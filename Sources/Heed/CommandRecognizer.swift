@@ -61,9 +61,11 @@ public enum Vocabulary: Sendable {
 public struct RecognizerOptions: Sendable {
     public var decoder = DecoderConfiguration()
     public var endpointer = Endpointer.Configuration()
-    /// Probability charged per phone of the garbage (non-command) path. Higher rejects more.
-    /// Chosen by measurement on Audio/ suites; see BENCHMARKS.md.
-    public var garbagePenalty = 1e-12
+    /// Probability of each word on the non-command path (a loop of common words). Higher
+    /// rejects more speech, commands included. Chosen by measurement; see BENCHMARKS.md.
+    public var garbageWordPenalty = 1e-6
+    /// Probability of each phone on the catch-all non-command path (a phone loop).
+    public var garbagePhonePenalty = 1e-8
     /// Below this posterior, a decoded command is reported as not understood.
     public var minConfidence = 0.0
 
@@ -77,7 +79,8 @@ public final class CommandRecognizer {
     public let options: RecognizerOptions
     private let decoder: Decoder
     private let vocabulary: Vocabulary
-    static let garbagePrefix = "~"
+    static let phoneWordPrefix = "~"
+    static let commandSearch = "commands"
 
     /// The rate the decoder's acoustic model expects; everything is converted to it.
     public var sampleRate: Int { decoder.sampleRate }
@@ -89,10 +92,11 @@ public final class CommandRecognizer {
             decoder = try Decoder(configuration: options.decoder)
             switch vocabulary {
             case .commands(let commands):
-                try decoder.use(Self.grammar(for: commands, garbage: Self.addGarbageWords(to: decoder), penalty: options.garbagePenalty))
+                try decoder.add(Self.grammar(for: commands, decoder: decoder, options: options), named: Self.commandSearch)
             case .jsgf(let url):
-                try decoder.useJSGF(file: url)
+                try decoder.addJSGF(file: url, named: Self.commandSearch)
             }
+            try decoder.select(Self.commandSearch)
         } catch {
             throw HeedError(error)
         }
@@ -101,22 +105,43 @@ public final class CommandRecognizer {
         }
     }
 
+    /// The command phrases, plus two ways out for speech that is not a command: a loop of common
+    /// words, and a loop of single phones for anything else.
+    static func grammar(for commands: CommandSet, decoder: Decoder, options: RecognizerOptions) -> Grammar {
+        var grammar = Grammar()
+        for phrase in commands.phrases { grammar.addPhrase(phrase) }
+        let commandPhones = Set(commands.phrases.joined()).compactMap { decoder.pronunciation(of: $0)?.split(separator: " ") }
+        let garbageWords = GarbageWords.english.filter { word in
+            guard let phones = decoder.pronunciation(of: word)?.split(separator: " ") else { return false }
+            // A word one phone away from a command ("top" for "stop") would steal the command.
+            return !commandPhones.contains { editDistance($0, phones) <= 1 }
+        }
+        grammar.addGarbageLoop(units: garbageWords, penalty: options.garbageWordPenalty)
+        grammar.addGarbageLoop(units: addPhoneWords(to: decoder), penalty: options.garbagePhonePenalty)
+        return grammar
+    }
+
     /// One garbage "word" per phone of the model, so a loop of them can match any speech.
-    private static func addGarbageWords(to decoder: Decoder) -> [String] {
+    private static func addPhoneWords(to decoder: Decoder) -> [String] {
         let phones = ["AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G", "HH",
                       "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH",
                       "UH", "UW", "V", "W", "Y", "Z", "ZH"]
         return phones.compactMap { phone in
-            let word = garbagePrefix + phone.lowercased()
+            let word = phoneWordPrefix + phone.lowercased()
             return decoder.addWord(word, phones: phone) ? word : nil
         }
     }
 
-    static func grammar(for commands: CommandSet, garbage: [String], penalty: Double) -> Grammar {
-        var grammar = Grammar()
-        for phrase in commands.phrases { grammar.addPhrase(phrase) }
-        grammar.addGarbageLoop(units: garbage, penalty: penalty)
-        return grammar
+    static func editDistance<T: Equatable>(_ a: [T], _ b: [T]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     // MARK: Whole inputs
@@ -153,41 +178,38 @@ public final class CommandRecognizer {
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int) throws(HeedError) -> Utterance? {
+        let hypothesis: Hypothesis
         do {
             try decoder.startUtterance()
             try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in
                 try decoder.process(buffer, wholeUtterance: true)
             }
+            hypothesis = try decoder.endUtterance()
         } catch {
             throw HeedError(error)
         }
-        return try end(startSample: startSample)
+        return interpret(hypothesis, startSample: startSample)
     }
 
     /// Ends the utterance that began at `startSample` and interprets what was heard, or returns
     /// nil when nothing but silence and noise was decoded.
-    private func end(startSample: Int) throws(HeedError) -> Utterance? {
-        let hypothesis: Hypothesis
-        do { hypothesis = try decoder.endUtterance() } catch { throw HeedError(error) }
+    private func interpret(_ hypothesis: Hypothesis, startSample: Int) -> Utterance? {
         let spoken = hypothesis.spokenWords
         guard let first = spoken.first, let last = spoken.last else { return nil }
         let samplesPerFrame = Double(sampleRate) / Double(decoder.frameRate)
         let start = (Double(startSample) + Double(first.startFrame) * samplesPerFrame) / Double(sampleRate)
         let end = (Double(startSample) + Double(last.endFrame + 1) * samplesPerFrame) / Double(sampleRate)
-        let confidence = hypothesis.posterior
-        let isGarbage = spoken.contains { $0.word.hasPrefix(Self.garbagePrefix) }
-        if isGarbage {
-            return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
-        }
         let words = spoken.map { Self.baseWord($0.word) }
+        let confidence = hypothesis.posterior
         switch vocabulary {
         case .jsgf:
             return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: nil, understood: true, confidence: confidence)
         case .commands(let commands):
-            let intent = commands.match(words)
-            let understood = intent != nil && confidence >= options.minConfidence
-            return Utterance(start: start, end: end, transcript: words.joined(separator: " "),
-                             intent: understood ? intent : nil, understood: understood, confidence: confidence)
+            // A path through the garbage loops means the speech was not a command.
+            if let intent = commands.match(words), confidence >= options.minConfidence {
+                return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
+            }
+            return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
         }
     }
 

@@ -62,10 +62,9 @@ public struct Grammar: Equatable, Sendable {
     public mutating func addGarbageLoop(units: [String], penalty: Double) {
         guard !units.isEmpty else { return }
         let loop = addState()
-        let each = penalty / Double(units.count)
         for unit in units {
-            add(from: start, to: loop, word: unit, probability: each)
-            add(from: loop, to: loop, word: unit, probability: each)
+            add(from: start, to: loop, word: unit, probability: penalty)
+            add(from: loop, to: loop, word: unit, probability: penalty)
         }
         add(from: loop, to: final, word: nil, probability: 1)
     }

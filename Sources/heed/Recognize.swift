@@ -32,7 +32,7 @@ struct Recognize: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds of silence that end an utterance.", valueName: "SECONDS"))
     var trailingSilence: Double?
 
-    @Option(help: ArgumentHelp("Per-phone probability of the non-command path; higher rejects more.", valueName: "P"))
+    @Option(help: ArgumentHelp("Per-word probability of the non-command path; higher rejects more.", valueName: "P"))
     var garbagePenalty: Double?
 
     @Option(help: ArgumentHelp("Report decoded commands below this confidence as not understood.", valueName: "0..1"))
@@ -56,7 +56,7 @@ struct Recognize: ParsableCommand {
 
     func run() throws {
         var options = RecognizerOptions()
-        if let garbagePenalty { options.garbagePenalty = garbagePenalty }
+        if let garbagePenalty { options.garbageWordPenalty = garbagePenalty }
         if let minConfidence { options.minConfidence = minConfidence }
         if let trailingSilence { options.endpointer.trailingSilence = trailingSilence }
         if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }

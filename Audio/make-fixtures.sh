@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Regenerates the synthetic recordings in Audio/demo and Audio/builtins with espeak-ng and sox.
+# The WAVs are committed; rerun this only to change them. Needs: espeak-ng sox.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+say() {  # say VOICE SPEED TEXT OUT [sox output options...]
+    local voice=$1 speed=$2 text=$3 out=$4; shift 4
+    local tmp; tmp=$(mktemp --suffix=.wav)
+    espeak-ng -v "$voice" -s "$speed" -w "$tmp" "$text"
+    # Half a second of room around the words, as a person leaves before and after a command.
+    sox -q "$tmp" "$@" "$out" pad 0.5 0.5
+    rm -f "$tmp"
+}
+
+# Demo: one file per built-in command, in the formats real recorders produce, plus a file with
+# three commands and one with speech that is not a command.
+rm -rf demo && mkdir -p demo
+say en-us    150 "stop"   demo/stop.wav   -r 16000 -c 1 -b 16
+say en-us+f2 150 "start"  demo/start.wav  -r 44100 -c 2 -b 16
+say en-us    140 "pause"  demo/pause.wav  -r 8000  -c 1 -b 16
+say en+m1    150 "resume" demo/resume.wav -r 48000 -c 1 -b 24
+say en-us    130 "done"   demo/done.wav   -r 22050 -c 1 -e floating-point -b 32
+say en+f2    150 "cancel" demo/cancel.wav -r 32000 -c 2 -b 16
+tmp=$(mktemp -d)
+say en-us 150 "start" "$tmp/1.wav" -r 16000 -c 1 -b 16
+say en-us 150 "pause" "$tmp/2.wav" -r 16000 -c 1 -b 16
+say en-us 150 "stop"  "$tmp/3.wav" -r 16000 -c 1 -b 16
+sox -q "$tmp/1.wav" "$tmp/2.wav" "$tmp/3.wav" demo/start-pause-stop.wav
+rm -rf "$tmp"
+say en-us 160 "what time is it" demo/what-time-is-it.wav -r 16000 -c 1 -b 16
+
+# Built-ins suite: every command in several voices and speeds, and negatives.
+# File names carry the expectation: <intent>-<voice>-<speed>.wav, or none-<n>-<voice>.wav.
+rm -rf builtins && mkdir -p builtins
+voices=(en-us en en+m3 en-us+f2 en+f4)
+for command in start stop pause resume done cancel; do
+    for voice in "${voices[@]}"; do
+        for speed in 130 175; do
+            say "$voice" "$speed" "$command" "builtins/$command-${voice//+/_}-$speed.wav" -r 16000 -c 1 -b 16
+        done
+    done
+done
+negatives=(
+    "what time is it" "turn on the radio" "hello there" "good morning" "the weather is nice today"
+    "call my mother" "how are you" "open the window" "play some music" "thank you very much"
+    "I need more coffee" "where are my keys"
+)
+n=0
+for phrase in "${negatives[@]}"; do
+    n=$((n + 1))
+    voice=${voices[$((n % ${#voices[@]}))]}
+    say "$voice" 150 "$phrase" "builtins/none-$(printf %02d $n)-${voice//+/_}.wav" -r 16000 -c 1 -b 16
+done
+echo "made $(ls demo | wc -l) demo and $(ls builtins | wc -l) builtins recordings"

@@ -1,0 +1,42 @@
+# Heed: set-up, build, demo and tests. `make demo` and `make test` are all a fresh machine needs.
+SHELL := /bin/bash
+SWIFT ?= swift
+# Debian packages the build and tests need; installed only when missing.
+APT_PACKAGES := pkg-config libasound2-dev libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us \
+                pocketsphinx espeak-ng sox
+RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
+
+.PHONY: all deps build release demo test clean fixtures
+
+all: build
+
+# Installs missing Debian packages (as root, or through sudo when it is available).
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:" $$missing; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product heed
+
+# The main job on the bundled default: every recording in Audio/demo through the whole pipeline.
+demo: release
+	@echo "== heed recognize Audio/demo/*.wav"
+	@$(RELEASE_BIN) recognize Audio/demo/*.wav
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel
+
+# Regenerates the synthetic recordings (they are committed; see Audio/make-fixtures.sh).
+fixtures: deps
+	Audio/make-fixtures.sh
+
+clean:
+	rm -rf .build
