@@ -38,10 +38,13 @@ let package = Package(
             dependencies: ["Heed", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
-        .testTarget(name: "HeedAudioTests", dependencies: ["HeedAudio"]),
-        .testTarget(name: "HeedRecognitionTests", dependencies: ["HeedRecognition", "HeedAudio"]),
+        // Paths to the recordings the tests decode; not part of any product.
+        .target(name: "HeedTestSupport", path: "Tests/Support"),
+        .testTarget(name: "HeedAudioTests", dependencies: ["HeedAudio", "HeedTestSupport"]),
+        .testTarget(name: "HeedRecognitionTests", dependencies: ["HeedRecognition", "HeedAudio", "HeedTestSupport"]),
         .testTarget(name: "HeedIntentsTests", dependencies: ["HeedIntents"]),
-        .testTarget(name: "HeedTests", dependencies: ["Heed"]),
-        .testTarget(name: "HeedCLITests", dependencies: ["Heed"]),
+        .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedTestSupport"]),
+        // Runs the built `heed` executable as a user would.
+        .testTarget(name: "HeedCLITests", dependencies: ["heed", "HeedTestSupport"]),
     ]
 )

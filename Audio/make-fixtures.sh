@@ -8,9 +8,16 @@ say() {  # say VOICE SPEED TEXT OUT [sox output options...]
     local voice=$1 speed=$2 text=$3 out=$4; shift 4
     local tmp; tmp=$(mktemp --suffix=.wav)
     espeak-ng -v "$voice" -s "$speed" -w "$tmp" "$text"
-    # Half a second of room around the words, as a person leaves before and after a command.
-    sox -q "$tmp" "$@" "$out" pad 0.5 0.5
-    rm -f "$tmp"
+    # Half a second of room around the words, as a person leaves before and after a command,
+    # and a quiet room's noise floor (pink noise near -60 dBFS): real microphones never give
+    # the exact digital silence a synthesizer does.
+    local padded noise mixed
+    padded=$(mktemp --suffix=.wav); noise=$(mktemp --suffix=.wav); mixed=$(mktemp --suffix=.wav)
+    sox -q "$tmp" -r 22050 -c 1 "$padded" pad 0.5 0.5
+    sox -q "$padded" "$noise" synth pinknoise vol 0.002
+    sox -q -m "$padded" "$noise" "$mixed"
+    sox -q "$mixed" "$@" "$out"
+    rm -f "$tmp" "$padded" "$noise" "$mixed"
 }
 
 # Demo: one file per built-in command, in the formats real recorders produce, plus a file with
@@ -45,6 +52,11 @@ negatives=(
     "what time is it" "turn on the radio" "hello there" "good morning" "the weather is nice today"
     "call my mother" "how are you" "open the window" "play some music" "thank you very much"
     "I need more coffee" "where are my keys"
+    "set a timer for ten minutes" "what is the temperature" "turn off the lights" "next song"
+    "remind me to call the doctor" "is it going to rain" "read my messages" "louder"
+    "how long until dinner" "add milk to the list" "who won the game" "lock the front door"
+    "yes" "no thanks" "okay" "maybe later" "tell me a joke" "good night"
+    "stopwatch" "restart the computer" "the pasta is done" "start the car" "please stop talking" "cancel my appointment"
 )
 n=0
 for phrase in "${negatives[@]}"; do

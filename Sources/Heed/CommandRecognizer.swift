@@ -247,9 +247,7 @@ public struct UtteranceStream {
         let frameLength = recognizer.options.endpointer.frameLength
         while endpointed + frameLength <= position {
             let from = endpointed - historyStart
-            let event = history.withUnsafeBufferPointer { buffer in
-                endpointer.process(frame: UnsafeBufferPointer(rebasing: buffer[from..<from + frameLength]))
-            }
+            let event = endpointer.process(frame: history[from..<from + frameLength])
             endpointed += frameLength
             switch event {
             case .speechStart(let at):
@@ -261,9 +259,11 @@ public struct UtteranceStream {
             }
         }
         if utteranceStart == nil {
-            // Keep only what the next utterance's pre-roll may need.
-            let preRoll = Int(recognizer.options.endpointer.preRoll * Double(recognizer.sampleRate)) + frameLength
-            trimHistory(before: endpointed - preRoll)
+            // Keep only what the next utterance may need: its onset is confirmed `minSpeech`
+            // after it begins, and it starts `preRoll` before that.
+            let configuration = recognizer.options.endpointer
+            let keep = Int((configuration.preRoll + configuration.minSpeech) * Double(recognizer.sampleRate)) + 2 * frameLength
+            trimHistory(before: endpointed - keep)
         }
         return found
     }

@@ -26,6 +26,10 @@ public struct Endpointer: Sendable {
         public var preRoll = 0.250
         /// How fast the floor may rise, in dB per second, while the signal stays above it.
         public var floorRiseDBPerSecond: Float = 3
+        /// After this long in one "utterance", the signal is more likely a noise that started
+        /// (a fan, a tap) than a command, and the floor rises `longUtteranceRiseFactor` times faster.
+        public var longUtterance = 3.0
+        public var longUtteranceRiseFactor: Float = 8
 
         public init() {}
 
@@ -58,7 +62,7 @@ public struct Endpointer: Sendable {
     private func frames(_ seconds: Double) -> Int { max(1, Int((seconds / configuration.frameDuration).rounded())) }
 
     /// Feeds one frame of `configuration.frameLength` samples (the last may be shorter).
-    public mutating func process(frame: UnsafeBufferPointer<Int16>) -> Event? {
+    public mutating func process<Samples: Collection<Int16>>(frame: Samples) -> Event? {
         var energy: Double = 0
         for sample in frame { energy += Double(sample) * Double(sample) }
         let meanSquare = energy / Double(max(1, frame.count)) / (32768.0 * 32768.0)
@@ -76,8 +80,9 @@ public struct Endpointer: Sendable {
         if db < floor {
             noiseFloorDB = floor + 0.3 * (db - floor)
         } else {
-            let rise = c.floorRiseDBPerSecond * Float(c.frameDuration)
-            noiseFloorDB = min(db, floor + (inSpeech ? rise / 4 : rise))
+            var rise = c.floorRiseDBPerSecond * Float(c.frameDuration)
+            if inSpeech { rise *= framesSeen - speechStartFrame >= frames(c.longUtterance) ? c.longUtteranceRiseFactor : 0.25 }
+            noiseFloorDB = min(db, floor + rise)
         }
         let reference = max(noiseFloorDB ?? db, c.absoluteFloorDB - c.onsetDB)
         let loud = db > reference + c.onsetDB && db > c.absoluteFloorDB

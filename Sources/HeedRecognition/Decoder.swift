@@ -42,10 +42,6 @@ public struct DecoderConfiguration: Sendable, Equatable {
             "-remove_noise": "no",
             "-fsgusefiller": "yes",
             "-bestpath": "yes",
-            // Digital silence (exact zeros, common in synthesized or gated audio) has no defined log
-            // energy; half-bit noise with a fixed seed keeps features sane and runs reproducible.
-            "-dither": "yes",
-            "-seed": "1",
         ]
     }
 }
@@ -81,6 +77,7 @@ public final class Decoder {
     public let sampleRate: Int
     public let frameRate: Int
     private var inUtterance = false
+    private var dither: UInt32 = 1
 
     public init(configuration: DecoderConfiguration = .init()) throws(RecognitionError) {
         Self.routeLog(to: configuration.logFile)
@@ -187,6 +184,7 @@ public final class Decoder {
         // A new stream per utterance numbers its frames from zero, so word times are relative to
         // the audio we fed for this utterance.
         ps_start_stream(decoder)
+        dither = 1
         guard ps_start_utt(decoder) == 0 else {
             throw RecognitionError(kind: .decoding, function: "ps_start_utt", message: "cannot start an utterance (no grammar active?)")
         }
@@ -197,8 +195,18 @@ public final class Decoder {
     /// utterance, and cepstral mean normalization uses its own mean instead of a running estimate.
     public func process(_ samples: UnsafeBufferPointer<Int16>, wholeUtterance: Bool = false) throws(RecognitionError) {
         precondition(inUtterance, "process called outside an utterance")
-        guard let base = samples.baseAddress, samples.count > 0 else { return }
-        guard ps_process_raw(decoder, base, samples.count, 0, wholeUtterance ? 1 : 0) >= 0 else {
+        guard samples.count > 0 else { return }
+        // Digital silence (exact zeros, common in synthesized or gated audio) has no defined log
+        // energy. PocketSphinx's own -dither draws from one generator for the decoder's lifetime,
+        // which would make a result depend on what was decoded before; this dither restarts with
+        // every utterance.
+        var dithered = [Int16](samples)
+        for index in dithered.indices where dithered[index] < .max {
+            dither = dither &* 1_103_515_245 &+ 12_345
+            if (dither >> 16) & 3 == 0 { dithered[index] += 1 }  // +1 on a quarter of samples, as sphinxbase's fe does
+        }
+        let status = dithered.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, wholeUtterance ? 1 : 0) }
+        guard status >= 0 else {
             throw RecognitionError(kind: .decoding, function: "ps_process_raw", message: "the decoder failed on the audio")
         }
     }

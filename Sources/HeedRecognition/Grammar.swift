@@ -56,16 +56,19 @@ public struct Grammar: Equatable, Sendable {
         }
     }
 
-    /// Adds an alternative path of one or more garbage "words" (a phone loop): speech that is not
-    /// a command finds a better-scoring path here than through any command, and comes out as
-    /// not understood. `penalty` is the probability charged per garbage unit; lower rejects less.
+    /// Adds a loop of garbage "words" that can stand for any speech that is not a command: alone,
+    /// before a command, or after one ("please stop", "cancel my appointment"). A path through it
+    /// marks the utterance as not understood. `penalty` is the probability charged per garbage
+    /// unit; lower rejects less. Several loops can be added (say, words and single phones).
     public mutating func addGarbageLoop(units: [String], penalty: Double) {
         guard !units.isEmpty else { return }
         let loop = addState()
         for unit in units {
             add(from: start, to: loop, word: unit, probability: penalty)
             add(from: loop, to: loop, word: unit, probability: penalty)
+            add(from: final, to: loop, word: unit, probability: penalty)
         }
         add(from: loop, to: final, word: nil, probability: 1)
+        add(from: loop, to: start, word: nil, probability: 1)
     }
 }

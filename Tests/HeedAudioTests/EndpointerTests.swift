@@ -1,0 +1,88 @@
+import Testing
+@testable import HeedAudio
+
+@Suite struct EndpointerTests {
+    /// Runs a sequence of per-frame energies (dBFS) through an endpointer.
+    func events(_ energies: [Float], configuration: Endpointer.Configuration = .init()) -> [(Int, Endpointer.Event)] {
+        var endpointer = Endpointer(configuration: configuration)
+        var out: [(Int, Endpointer.Event)] = []
+        for (frame, db) in energies.enumerated() {
+            if let event = endpointer.process(energyDB: db) { out.append((frame, event)) }
+        }
+        if let event = endpointer.finish(totalSamples: energies.count * 160) { out.append((energies.count, event)) }
+        return out
+    }
+
+    @Test func findsOneWordWithPreRollAndTrailingSilence() {
+        // 1 s of room noise at -60 dBFS, 0.5 s of speech at -25, 1 s of noise.
+        let energies = [Float](repeating: -60, count: 100) + [Float](repeating: -25, count: 50) + [Float](repeating: -60, count: 100)
+        let found = events(energies)
+        #expect(found.count == 2)
+        guard found.count == 2 else { return }
+        // Speech starts at frame 100; the utterance includes 250 ms of pre-roll.
+        #expect(found[0].1 == .speechStart(atSample: 75 * 160))
+        // It ends after 300 ms of silence, keeping 150 ms after the last loud frame (149).
+        #expect(found[1].0 == 149 + 30)
+        #expect(found[1].1 == .speechEnd(atSample: (150 + 15) * 160))
+    }
+
+    @Test func slowlyRisingNoiseIsNotSpeech() {
+        // Room noise that rises by 2 dB a second for 15 s (traffic building up), then stays.
+        let energies = (0..<1500).map { Float(-70 + Double($0) * 0.02) } + [Float](repeating: -40, count: 500)
+        #expect(events(energies).isEmpty)
+    }
+
+    @Test func noiseThatSwitchesOnIsAbsorbedWithinSeconds() {
+        // A fan switches on: 30 dB louder, then steady for 20 s, then a word well above it.
+        let energies = [Float](repeating: -70, count: 100) + [Float](repeating: -40, count: 2000)
+            + [Float](repeating: -15, count: 40) + [Float](repeating: -40, count: 100)
+        let found = events(energies)
+        // One false utterance at the switch, ended within 6 s, then the real word.
+        #expect(found.count == 4, "\(found)")
+        guard found.count == 4 else { return }
+        #expect(found[1].0 < 100 + 600)
+        #expect(found[2].1 == .speechStart(atSample: (2100 - 25) * 160))
+    }
+
+    @Test func speechInSteadyNoiseIsFound() {
+        let energies = [Float](repeating: -30, count: 200) + [Float](repeating: -12, count: 40) + [Float](repeating: -30, count: 100)
+        let found = events(energies)
+        #expect(found.map(\.1) == [.speechStart(atSample: 175 * 160), .speechEnd(atSample: 255 * 160)])
+    }
+
+    @Test func clicksAreIgnored() {
+        var energies = [Float](repeating: -60, count: 200)
+        energies[50] = -10; energies[51] = -10; energies[120] = -5
+        #expect(events(energies).isEmpty)
+    }
+
+    @Test func separatesWordsAtPauses() {
+        let word = [Float](repeating: -20, count: 40), pause = [Float](repeating: -60, count: 60)
+        let found = events(pause + word + pause + word + pause + word + pause)
+        #expect(found.count == 6)
+    }
+
+    @Test func shortDipInsideAWordDoesNotEndIt() {
+        let energies = [Float](repeating: -60, count: 50) + [Float](repeating: -20, count: 20) + [Float](repeating: -50, count: 10)
+            + [Float](repeating: -20, count: 20) + [Float](repeating: -60, count: 60)
+        #expect(events(energies).count == 2)
+    }
+
+    @Test func endlessSpeechIsCutAtMaxUtterance() {
+        var configuration = Endpointer.Configuration()
+        configuration.maxUtterance = 2
+        let energies = [Float](repeating: -60, count: 50) + (0..<1000).map { $0 % 2 == 0 ? -20 : -18 }
+        let ends = events(energies, configuration: configuration).filter { if case .speechEnd = $0.1 { true } else { false } }
+        #expect(ends.count >= 4)
+        #expect(ends.first?.0 == 50 + 200 - 1)
+    }
+
+    @Test func digitalSilenceNeverTriggers() {
+        #expect(events([Float](repeating: -120, count: 500)).isEmpty)
+    }
+
+    @Test func inputEndingInSpeechIsClosed() {
+        let found = events([Float](repeating: -60, count: 50) + [Float](repeating: -20, count: 30))
+        #expect(found.last?.1 == .speechEnd(atSample: 80 * 160))
+    }
+}
