@@ -200,7 +200,7 @@ public final class CommandRecognizer {
         let start = (Double(startSample) + Double(first.startFrame) * samplesPerFrame) / Double(sampleRate)
         let end = (Double(startSample) + Double(last.endFrame + 1) * samplesPerFrame) / Double(sampleRate)
         let words = spoken.map { Self.baseWord($0.word) }
-        let confidence = hypothesis.posterior
+        let confidence = Self.confidence(of: words, among: hypothesis.alternatives, vocabulary: vocabulary)
         switch vocabulary {
         case .jsgf:
             return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: nil, understood: true, confidence: confidence)
@@ -211,6 +211,31 @@ public final class CommandRecognizer {
             }
             return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
         }
+    }
+
+    /// Path scores this far apart (decoder log units) differ in probability by a factor of e.
+    /// Chosen on Audio/builtins so that confidence separates right from wrong decodes.
+    static let confidenceScale = 500.0
+
+    /// How much of the N-best probability mass agrees with the best path's meaning: the same
+    /// intent (any alignment or pronunciation), or the same transcript for a plain grammar.
+    static func confidence(of words: [String], among alternatives: [Alternative], vocabulary: Vocabulary) -> Double {
+        guard let best = alternatives.map(\.score).max() else { return 0 }
+        func meaning(_ words: [String]) -> String {
+            let base = words.map(baseWord)
+            switch vocabulary {
+            case .commands(let commands): return commands.match(base)?.name ?? "(not a command)"
+            case .jsgf: return base.joined(separator: " ")
+            }
+        }
+        let target = meaning(words)
+        var agreeing = 0.0, total = 0.0
+        for alternative in alternatives {
+            let weight = exp(Double(alternative.score - best) / confidenceScale)
+            total += weight
+            if meaning(alternative.words) == target { agreeing += weight }
+        }
+        return total > 0 ? agreeing / total : 0
     }
 
     /// "resume(2)" is the second pronunciation of "resume".

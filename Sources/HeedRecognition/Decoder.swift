@@ -55,6 +55,12 @@ public struct WordSegment: Equatable, Sendable {
     public var isFiller: Bool
 }
 
+/// One entry of an N-best list: a word sequence and its path score (decoder log units).
+public struct Alternative: Equatable, Sendable {
+    public var words: [String]
+    public var score: Int32
+}
+
 /// What the decoder heard in one utterance.
 public struct Hypothesis: Equatable, Sendable {
     public var words: [WordSegment]
@@ -64,6 +70,8 @@ public struct Hypothesis: Equatable, Sendable {
     public var acousticScore: Double
     /// Posterior probability of the best path in the lattice, 0...1.
     public var posterior: Double
+    /// The N-best list from the lattice, best first (the best path itself included).
+    public var alternatives: [Alternative]
     public var frameCount: Int
 
     public var spokenWords: [WordSegment] { words.filter { !$0.isFiller } }
@@ -231,7 +239,7 @@ public final class Decoder {
         var score: Int32 = 0
         let frames = Int(ps_get_n_frames(decoder))
         guard ps_get_hyp(decoder, &score) != nil else {
-            return Hypothesis(words: [], score: 0, acousticScore: -.infinity, posterior: 0, frameCount: frames)
+            return Hypothesis(words: [], score: 0, acousticScore: -.infinity, posterior: 0, alternatives: [], frameCount: frames)
         }
         let logProbability = ps_get_prob(decoder)
         let posterior = min(1, max(0, logmath_exp(ps_get_logmath(decoder), logProbability)))
@@ -248,8 +256,29 @@ public final class Decoder {
             words.append(WordSegment(word: word, startFrame: Int(start), endFrame: Int(end), isFiller: Self.isFiller(word)))
             segment = ps_seg_next(current)  // frees the iterator at the end
         }
+        let alternatives = nBest(limit: Self.alternativesKept)
         let acousticScore = logmath_log_to_ln(ps_get_logmath(decoder), Int32(clamping: acoustic))
-        return Hypothesis(words: words, score: score, acousticScore: acousticScore, posterior: posterior, frameCount: frames)
+        return Hypothesis(words: words, score: score, acousticScore: acousticScore, posterior: posterior,
+                          alternatives: alternatives, frameCount: frames)
+    }
+
+    /// How many N-best hypotheses an utterance keeps (enough to see the nearest competitors).
+    static let alternativesKept = 10
+
+    /// The best distinct word sequences in the utterance's lattice, best first.
+    private func nBest(limit: Int) -> [Alternative] {
+        var alternatives: [Alternative] = []
+        var iterator = ps_nbest(decoder)
+        while let current = iterator, alternatives.count < limit {
+            var score: Int32 = 0
+            if let text = ps_nbest_hyp(current, &score) {
+                let words = String(cString: text).split(separator: " ").map(String.init).filter { !Self.isFiller($0) }
+                alternatives.append(Alternative(words: words, score: score))
+            }
+            iterator = ps_nbest_next(current)  // frees the iterator when the list ends
+        }
+        if let iterator { ps_nbest_free(iterator) }
+        return alternatives
     }
 
     /// Silence, noise and empty-transition markers, which are not part of what was said.
