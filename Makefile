@@ -32,7 +32,7 @@ demo: release
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel
+	$(SWIFT) test --skip-build
 
 # Regenerates the synthetic recordings (they are committed; see Audio/make-fixtures.sh).
 fixtures: deps
