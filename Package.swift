@@ -10,6 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // C libraries, reached through pkg-config; Debian names the packages that provide them.
@@ -30,8 +32,13 @@ let package = Package(
         .target(name: "HeedRecognition", dependencies: ["CPocketSphinx", "HeedAudio"]),
         // Stage 3: word sequences to intents.
         .target(name: "HeedIntents"),
+        // Stage 4: who may hear and decode: app manifests, admin policy, the per-user decision store.
+        .target(name: "HeedAuthorization", dependencies: [
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
         // What apps import: the pipeline over the stages.
-        .target(name: "Heed", dependencies: ["HeedAudio", "HeedRecognition", "HeedIntents"]),
+        .target(name: "Heed", dependencies: ["HeedAudio", "HeedRecognition", "HeedIntents", "HeedAuthorization"]),
         // The command-line layer.
         .executableTarget(
             name: "heed",
@@ -39,10 +46,11 @@ let package = Package(
         ),
 
         // Paths to the recordings the tests decode; not part of any product.
-        .target(name: "HeedTestSupport", path: "Tests/Support"),
+        .target(name: "HeedTestSupport", dependencies: ["HeedAuthorization"], path: "Tests/Support"),
         .testTarget(name: "HeedAudioTests", dependencies: ["HeedAudio", "HeedTestSupport"]),
         .testTarget(name: "HeedRecognitionTests", dependencies: ["HeedRecognition", "HeedAudio", "HeedTestSupport"]),
         .testTarget(name: "HeedIntentsTests", dependencies: ["HeedIntents"]),
+        .testTarget(name: "HeedAuthorizationTests", dependencies: ["HeedAuthorization", "HeedTestSupport"]),
         .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedTestSupport"]),
         // Runs the built `heed` executable as a user would.
         .testTarget(name: "HeedCLITests", dependencies: ["heed", "HeedTestSupport"]),

@@ -10,8 +10,10 @@ public struct HeedError: Error, CustomStringConvertible, Sendable {
         case badInput
         /// The input cannot be opened (EX_NOINPUT, 66).
         case cannotOpen
-        /// The model, dictionary or grammar is missing or wrong (EX_CONFIG, 78).
+        /// The model, dictionary, grammar, app manifest or policy is missing or wrong (EX_CONFIG, 78).
         case configuration
+        /// Not authorized to hear or decode (EX_NOPERM, 77).
+        case permission
         /// The decoder failed (EX_SOFTWARE, 70).
         case internalFailure
     }
@@ -31,6 +33,7 @@ public struct HeedError: Error, CustomStringConvertible, Sendable {
         case .badInput: return 65
         case .cannotOpen: return 66
         case .configuration: return 78
+        case .permission: return 77
         case .internalFailure: return 70
         }
     }
@@ -40,6 +43,10 @@ public struct HeedError: Error, CustomStringConvertible, Sendable {
         case .cannotOpen(let why): self.init(.cannotOpen, why)
         case .invalidFormat(let why), .unsupported(let why): self.init(.badInput, why)
         }
+    }
+
+    public init(_ error: AuthorizationError) {
+        self.init(error.exitCode == 77 ? .permission : .configuration, error.description)
     }
 
     init(_ error: RecognitionError) {
@@ -74,9 +81,15 @@ public struct RecognizerOptions: Sendable {
 
 /// Turns audio into utterances: endpointing, decoding against the active grammar, intent matching.
 ///
+/// Nothing is decoded without an `Authorization` for speech recognition, re-checked before
+/// every utterance, so a revoked permission stops decoding within a second.
+///
 /// One instance decodes one stream at a time; it is not thread-safe.
 public final class CommandRecognizer {
     public let options: RecognizerOptions
+    private let authorization: Authorization
+    /// Samples handed to the decoder so far (tests use it to prove the gate holds).
+    public private(set) var samplesDecoded = 0
     private let decoder: Decoder
     private let vocabulary: Vocabulary
     static let phoneWordPrefix = "~"
@@ -85,7 +98,11 @@ public final class CommandRecognizer {
     /// The rate the decoder's acoustic model expects; everything is converted to it.
     public var sampleRate: Int { decoder.sampleRate }
 
-    public init(vocabulary: Vocabulary = .commands(.builtins), options: RecognizerOptions = .init()) throws(HeedError) {
+    public init(vocabulary: Vocabulary = .commands(.builtins), options: RecognizerOptions = .init(),
+                authorization: Authorization) throws(HeedError) {
+        precondition(authorization.service == .speechRecognition, "decoding needs a speech-recognition authorization")
+        do { try authorization.verifyNow() } catch { throw HeedError(error) }
+        self.authorization = authorization
         self.options = options
         self.vocabulary = vocabulary
         do {
@@ -148,7 +165,12 @@ public final class CommandRecognizer {
 
     /// Decodes a WAV file in any common format.
     public func recognize(file url: URL) throws(HeedError) -> [Utterance] {
-        try recognize(samples: loadAudio(file: url))
+        try checkAuthorization()
+        return try recognize(samples: loadAudio(file: url))
+    }
+
+    private func checkAuthorization() throws(HeedError) {
+        do { try authorization.verify() } catch { throw HeedError(error) }
     }
 
     /// Reads a WAV file and converts it to mono 16-bit samples at the model's rate.
@@ -178,6 +200,8 @@ public final class CommandRecognizer {
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int) throws(HeedError) -> Utterance? {
+        try checkAuthorization()
+        samplesDecoded += samples.count
         let hypothesis: Hypothesis
         do {
             try decoder.startUtterance()

@@ -2,3 +2,4 @@
 @_exported import HeedAudio
 @_exported import HeedIntents
 @_exported import HeedRecognition
+@_exported import HeedAuthorization

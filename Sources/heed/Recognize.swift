@@ -41,6 +41,8 @@ struct Recognize: ParsableCommand {
     @Option(help: ArgumentHelp("Write PocketSphinx's own log to this file (default: discarded).", valueName: "FILE"))
     var decoderLog: String?
 
+    @OptionGroup var appOptions: AppOptions
+
     @Option(name: .customLong("decoder-arg"), help: ArgumentHelp("Pass a PocketSphinx argument through, e.g. -beam=1e-60 (for tuning).", valueName: "-NAME=VALUE", visibility: .hidden))
     var decoderArguments: [String] = []
 
@@ -66,9 +68,17 @@ struct Recognize: ParsableCommand {
         }
         let vocabulary: Vocabulary = grammar.map { .jsgf(URL(fileURLWithPath: $0)) } ?? .commands(.builtins)
 
+        // The gate comes first: without speech recognition authorized, nothing is read or decoded.
+        let authorization: Authorization
+        do {
+            let app = try appOptions.manifest()
+            authorization = try appOptions.authorizer().authorize(.speechRecognition, for: app, prompter: TerminalPrompter.ifInteractive)
+        } catch {
+            throw error.exit()
+        }
         let recognizer: CommandRecognizer
         do {
-            recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options)
+            recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization)
         } catch {
             Terminal.error(error.message)
             throw ExitCode(error.exitCode)
@@ -87,6 +97,10 @@ struct Recognize: ParsableCommand {
                     audioSamples += samples.count
                     try recognizer.recognize(samples: samples).forEach { writer.write($0, source: input) }
                 }
+            } catch where error.kind == .permission {
+                // Permission withdrawn mid-batch: stop hearing anything at all.
+                Terminal.error("stopped at \(input): \(error.message)")
+                throw ExitCode(error.exitCode)
             } catch {
                 Terminal.error("\(input): \(error.message)")
                 firstFailure = firstFailure ?? error.exitCode

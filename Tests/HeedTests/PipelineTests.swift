@@ -8,7 +8,7 @@ import Testing
     let recognizer: CommandRecognizer
 
     init() throws {
-        recognizer = try CommandRecognizer()
+        recognizer = try CommandRecognizer(authorization: TestAuthorization.speechRecognition())
     }
 
     func recognize(_ url: URL) throws -> [Utterance] {
@@ -84,7 +84,7 @@ import Testing
     @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
     func cardsReproduceTheirTranscription() throws {
         let cards = Fixtures.corpus.appendingPathComponent("cards")
-        let recognizer = try CommandRecognizer(vocabulary: .jsgf(cards.appendingPathComponent("cards.gram")))
+        let recognizer = try CommandRecognizer(vocabulary: .jsgf(cards.appendingPathComponent("cards.gram")), authorization: TestAuthorization.speechRecognition())
         let reference = try String(contentsOf: cards.appendingPathComponent("cards.transcription"), encoding: .utf8)
         var checked = 0
         for line in reference.split(separator: "\n") {

@@ -13,8 +13,11 @@ public enum CLI {
         return testBinary.deletingLastPathComponent().appendingPathComponent("heed")
     }
 
+    /// Runs heed with a temporary state directory and the test-rig policy unless `environment`
+    /// says otherwise.
     @discardableResult
     public static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
+        let environment = try TestAuthorization.cliEnvironment().merging(environment) { $1 }
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
