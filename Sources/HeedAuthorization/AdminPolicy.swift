@@ -22,6 +22,11 @@ public struct AdminPolicy: Equatable, Sendable {
         public var service: Service
         /// nil means every app.
         public var apps: Set<String>?
+
+        public init(service: Service, apps: Set<String>?) {
+            self.service = service
+            self.apps = apps
+        }
     }
 
     public var restrictions: [Restriction] = []

@@ -74,42 +74,50 @@ public struct Authorizer: Sendable {
 
 /// Proof that an app was authorized for a service, which stays valid only while the decision
 /// does: `verify()` re-reads it (at most every `recheckInterval`), so a `heed auth deny` or
-/// `reset` from another terminal stops a running pipeline within a second.
+/// `reset` from another terminal stops a running pipeline within a second. Once a check fails,
+/// the authorization is spent: every later `verify()` fails too, and the app must ask again.
 public final class Authorization: Sendable {
     public let service: Service
     public let app: String
     public let recheckInterval: Duration
     private let authorizer: Authorizer
-    private let lastCheck: Mutex<ContinuousClock.Instant>
+    private let state: Mutex<(lastCheck: ContinuousClock.Instant, revoked: AuthorizationError?)>
 
     init(authorizer: Authorizer, service: Service, app: String, recheckInterval: Duration = .milliseconds(500)) {
         self.authorizer = authorizer
         self.service = service
         self.app = app
         self.recheckInterval = recheckInterval
-        lastCheck = Mutex(.now)
+        state = Mutex((.now, nil))
     }
 
     /// Throws when the service is no longer authorized.
     public func verify() throws(AuthorizationError) {
         let now = ContinuousClock.now
-        let due = lastCheck.withLock { last in
-            guard now - last >= recheckInterval else { return false }
-            last = now
-            return true
+        let (due, revoked) = state.withLock { state in
+            guard state.revoked == nil, now - state.lastCheck >= recheckInterval else { return (false, state.revoked) }
+            state.lastCheck = now
+            return (true, nil)
         }
-        guard due else { return }
-        try verifyNow()
+        if let revoked { throw revoked }
+        if due { try verifyNow() }
     }
 
     /// Re-reads the decision now, whatever the interval.
     public func verifyNow() throws(AuthorizationError) {
-        let current = try authorizer.decision(service, for: app)
-        switch current.status {
-        case .authorized: return
-        case .denied: throw .denied(app: app, service: service)
-        case .restricted: throw .restricted(app: app, service: service)
-        case .notDetermined: throw .notDetermined(app: app, service: service)
+        if let revoked = state.withLock({ $0.revoked }) { throw revoked }
+        let failure: AuthorizationError
+        do {
+            switch try authorizer.decision(service, for: app).status {
+            case .authorized: return
+            case .denied: failure = .denied(app: app, service: service)
+            case .restricted: failure = .restricted(app: app, service: service)
+            case .notDetermined: failure = .notDetermined(app: app, service: service)
+            }
+        } catch {
+            failure = error  // a store that became unreadable is no authorization either
         }
+        state.withLock { $0.revoked = failure }
+        throw failure
     }
 }

@@ -3,7 +3,7 @@ import HeedTestSupport
 import Testing
 
 /// `heed recognize` as a user runs it: output format, errors and exit codes.
-@Suite struct RecognizeCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct RecognizeCommandTests {
     func json(_ line: Substring) throws -> [String: Any] {
         try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
     }

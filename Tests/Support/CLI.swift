@@ -16,10 +16,10 @@ public enum CLI {
     /// Runs heed with a temporary state directory and the test-rig policy unless `environment`
     /// says otherwise.
     @discardableResult
-    public static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
+    public static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], executable: String? = nil) throws -> Result {
         let environment = try TestAuthorization.cliEnvironment().merging(environment) { $1 }
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? Self.executable
         process.arguments = arguments
         process.currentDirectoryURL = Fixtures.root
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
