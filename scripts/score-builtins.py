@@ -6,13 +6,17 @@ speech that must not be understood. Extra arguments go to `heed recognize`.
 Until `heed test` exists (issue 6), this is how BENCHMARKS.md's figures are reproduced:
     scripts/score-builtins.py [.build/release/heed] [recognize options...]
 """
-import glob, json, os, subprocess, sys
+import glob, json, os, subprocess, sys, tempfile
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 args = sys.argv[1:]
 heed = args.pop(0) if args and not args[0].startswith("-") else os.path.join(root, ".build/release/heed")
 files = sorted(glob.glob(os.path.join(root, "Audio/builtins/*.wav")))
-out = subprocess.run([heed, "recognize", "--json", *args, *files], capture_output=True, text=True, check=True).stdout
+# A test rig: a temporary state directory and the test-rig policy, never the user's decisions.
+state = tempfile.mkdtemp()
+env = dict(os.environ, HEED_STATE_DIR=os.path.join(state, "heed"),
+           HEED_POLICY=os.path.join(root, "Models/test-rig.policy.yml"))
+out = subprocess.run([heed, "recognize", "--json", *args, *files], capture_output=True, text=True, check=True, env=env).stdout
 found = {}
 for line in out.splitlines():
     item = json.loads(line)
