@@ -28,6 +28,8 @@ let package = Package(
 
         // Stage 1: audio in (WAV, raw PCM, resampling, endpointing).
         .target(name: "HeedAudio"),
+        // Stage 1, live: ALSA capture behind the microphone permission, and the lock-free ring.
+        .target(name: "HeedCapture", dependencies: ["CALSA", "HeedAudio", "HeedAuthorization"]),
         // Stage 2: the PocketSphinx decoder and the grammar it searches.
         .target(name: "HeedRecognition", dependencies: ["CPocketSphinx", "HeedAudio"]),
         // Stage 3: word sequences to intents.
@@ -38,7 +40,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         // What apps import: the pipeline over the stages.
-        .target(name: "Heed", dependencies: ["HeedAudio", "HeedRecognition", "HeedIntents", "HeedAuthorization"]),
+        .target(name: "Heed", dependencies: ["HeedAudio", "HeedCapture", "HeedRecognition", "HeedIntents", "HeedAuthorization"]),
         // The command-line layer.
         .executableTarget(
             name: "heed",
@@ -48,6 +50,7 @@ let package = Package(
         // Paths to the recordings the tests decode; not part of any product.
         .target(name: "HeedTestSupport", dependencies: ["HeedAuthorization"], path: "Tests/Support"),
         .testTarget(name: "HeedAudioTests", dependencies: ["HeedAudio", "HeedTestSupport"]),
+        .testTarget(name: "HeedCaptureTests", dependencies: ["HeedCapture", "HeedTestSupport"]),
         .testTarget(name: "HeedRecognitionTests", dependencies: ["HeedRecognition", "HeedAudio", "HeedTestSupport"]),
         .testTarget(name: "HeedIntentsTests", dependencies: ["HeedIntents"]),
         .testTarget(name: "HeedAuthorizationTests", dependencies: ["HeedAuthorization", "HeedTestSupport"]),

@@ -4,7 +4,7 @@ import HeedIntents
 import HeedRecognition
 
 /// Errors from the pipeline, each with the exit status a command-line tool should use.
-public struct HeedError: Error, CustomStringConvertible, Sendable {
+public struct HeedError: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Kind: Sendable {
         /// The input exists but is not usable audio (sysexits EX_DATAERR, 65).
         case badInput
@@ -14,6 +14,8 @@ public struct HeedError: Error, CustomStringConvertible, Sendable {
         case configuration
         /// Not authorized to hear or decode (EX_NOPERM, 77).
         case permission
+        /// The capture device is missing, busy or gone (EX_UNAVAILABLE, 69).
+        case unavailable
         /// The decoder failed (EX_SOFTWARE, 70).
         case internalFailure
     }
@@ -34,6 +36,7 @@ public struct HeedError: Error, CustomStringConvertible, Sendable {
         case .cannotOpen: return 66
         case .configuration: return 78
         case .permission: return 77
+        case .unavailable: return 69
         case .internalFailure: return 70
         }
     }
@@ -291,9 +294,22 @@ public struct UtteranceStream {
     public var position: Int { historyStart + history.count }
 
     public mutating func feed(_ samples: [Int16]) throws(HeedError) -> [Utterance] {
+        try feedEvents(samples).compactMap { if case .utterance(let utterance) = $0 { utterance } else { nil } }
+    }
+
+    /// What happened in the stream, in order.
+    public enum Event: Equatable, Sendable {
+        /// Speech began this many seconds into the stream (the endpointer's onset, before pre-roll).
+        case speechStart(Double)
+        case utterance(Utterance)
+    }
+
+    /// Like `feed`, and also reports where speech starts (for live feedback).
+    public mutating func feedEvents(_ samples: [Int16]) throws(HeedError) -> [Event] {
         history.append(contentsOf: samples)
-        var found: [Utterance] = []
-        let frameLength = recognizer.options.endpointer.frameLength
+        var events: [Event] = []
+        let configuration = recognizer.options.endpointer
+        let frameLength = configuration.frameLength
         while endpointed + frameLength <= position {
             let from = endpointed - historyStart
             let event = endpointer.process(frame: history[from..<from + frameLength])
@@ -301,8 +317,10 @@ public struct UtteranceStream {
             switch event {
             case .speechStart(let at):
                 utteranceStart = max(at, historyStart)
+                let onset = endpointed - Int(configuration.minSpeech * Double(recognizer.sampleRate))
+                events.append(.speechStart(Double(onset) / Double(recognizer.sampleRate)))
             case .speechEnd(let at):
-                if let utterance = try decode(upTo: at) { found.append(utterance) }
+                if let utterance = try decode(upTo: at) { events.append(.utterance(utterance)) }
             case nil:
                 break
             }
@@ -310,11 +328,10 @@ public struct UtteranceStream {
         if utteranceStart == nil {
             // Keep only what the next utterance may need: its onset is confirmed `minSpeech`
             // after it begins, and it starts `preRoll` before that.
-            let configuration = recognizer.options.endpointer
             let keep = Int((configuration.preRoll + configuration.minSpeech) * Double(recognizer.sampleRate)) + 2 * frameLength
             trimHistory(before: endpointed - keep)
         }
-        return found
+        return events
     }
 
     /// Ends the input: decodes any utterance still open.

@@ -3,3 +3,4 @@
 @_exported import HeedIntents
 @_exported import HeedRecognition
 @_exported import HeedAuthorization
+@_exported import HeedCapture

@@ -36,7 +36,7 @@ struct UtteranceWriter {
         } else {
             meaning = "(not understood)"
         }
-        return "\(source)  \(span) \(meaning)  confidence \(String(format: "%.2f", u.confidence))"
+        return "\(source.isEmpty ? "" : source + "  ")\(span) \(meaning)  confidence \(String(format: "%.2f", u.confidence))"
     }
 }
 
@@ -57,9 +57,9 @@ enum JSON {
         return out + "\""
     }
 
-    static func number(_ value: Double) -> String {
+    static func number(_ value: Double, decimals: Int = 2) -> String {
         guard value.isFinite else { return "null" }
-        return String(format: "%.2f", value)
+        return String(format: "%.\(decimals)f", value)
     }
 }
 

@@ -1,0 +1,196 @@
+import Foundation
+import Synchronization
+
+/// Where live audio comes from.
+public enum LiveSource: Sendable {
+    /// An ALSA capture device, opened only with a microphone authorization.
+    case device(name: String, microphone: Authorization)
+    /// A WAV file played through the same path at real-time pace (hands-free tests, benchmarks).
+    case pacedFile(URL)
+}
+
+/// What a listener reports, in order.
+public enum ListenEvent: Sendable, Equatable {
+    case listening(source: String, format: String)
+    /// Speech began at this many seconds of stream time.
+    case speechStart(time: Double)
+    /// An utterance ended: an intent, or speech that was not understood.
+    case utterance(Utterance)
+    /// Audio was lost: the decoder fell behind the ring (samples), or the device overran.
+    case overrun(droppedSamples: Int, deviceOverruns: Int)
+    /// Listening ended; `error` is nil when it ended normally (input over, or asked to stop).
+    case stopped(error: HeedError?, seconds: Double, droppedSamples: Int, deviceOverruns: Int)
+}
+
+/// Live listening: a capture thread fills a lock-free ring; the calling thread endpoints and
+/// decodes. Capture never waits for the decoder; if the decoder falls behind by more than the
+/// ring holds, the oldest audio is dropped and reported.
+public final class Listener {
+    public let source: LiveSource
+    private let recognizer: CommandRecognizer
+    public let bufferSeconds: Double
+    /// Stop after this much audio (nil: until stopped).
+    public let maxSeconds: Double?
+
+    public init(source: LiveSource, recognizer: CommandRecognizer, bufferSeconds: Double = 2, maxSeconds: Double? = nil) {
+        self.source = source
+        self.recognizer = recognizer
+        self.bufferSeconds = bufferSeconds
+        self.maxSeconds = maxSeconds
+    }
+
+    /// Listens until `shouldStop` returns true, the input ends, or an error; calls `onEvent` for
+    /// each event on the calling thread. Throws only when listening cannot start.
+    public func run(shouldStop: @escaping @Sendable () -> Bool, onEvent: (ListenEvent) -> Void) throws(HeedError) {
+        let producer = try Producer(source: source, targetRate: recognizer.sampleRate, maxSeconds: maxSeconds)
+        let ring = SampleRing(capacity: max(1, Int(bufferSeconds * Double(producer.rate))) * producer.channels)
+        onEvent(.listening(source: producer.label, format: producer.formatDescription))
+        let finished = Atomic<Bool>(false)
+        let failure = Mutex<HeedError?>(nil)
+        let thread = Thread { [producer] in
+            do { try producer.run(into: ring, shouldStop: shouldStop) } catch { failure.withLock { $0 = error as? HeedError ?? HeedError(.internalFailure, "\(error)") } }
+            finished.store(true, ordering: .releasing)
+        }
+        thread.name = "heed-capture"
+        thread.start()
+
+        var stream = recognizer.makeStream()
+        var resampler = Resampler(from: producer.rate, to: recognizer.sampleRate)
+        var interleaved: [Int16] = []
+        var reportedDrops = 0, reportedOverruns = 0
+        var reason: HeedError?
+        defer { producer.requestStop() }
+        while true {
+            let inputDone = finished.load(ordering: .acquiring)
+            interleaved.removeAll(keepingCapacity: true)
+            ring.read(into: &interleaved)
+            if !interleaved.isEmpty {
+                let mono = Self.mixToMono(interleaved, channels: producer.channels)
+                let samples = resampler.isPassthrough ? mono : PCM.int16(from: resampler.process(PCM.float(from: mono)))
+                do {
+                    for event in try stream.feedEvents(samples) {
+                        switch event {
+                        case .speechStart(let time): onEvent(.speechStart(time: time))
+                        case .utterance(let utterance): onEvent(.utterance(utterance))
+                        }
+                    }
+                } catch {
+                    reason = error
+                    break
+                }
+            }
+            let drops = ring.dropped, overruns = producer.deviceOverruns
+            if drops != reportedDrops || overruns != reportedOverruns {
+                onEvent(.overrun(droppedSamples: drops / producer.channels, deviceOverruns: overruns))
+                reportedDrops = drops
+                reportedOverruns = overruns
+            }
+            if inputDone && interleaved.isEmpty { break }
+            if shouldStop() { producer.requestStop() }
+            if interleaved.isEmpty { usleep(5_000) }
+        }
+        if reason == nil {
+            if let error = failure.withLock({ $0 }) {
+                reason = error
+            } else {
+                do {
+                    for utterance in try stream.finish() { onEvent(.utterance(utterance)) }
+                } catch {
+                    reason = error
+                }
+            }
+        }
+        producer.requestStop()
+        thread.cancel()
+        while !finished.load(ordering: .acquiring) { usleep(1_000) }
+        onEvent(.stopped(error: reason, seconds: Double(stream.position) / Double(recognizer.sampleRate),
+                         droppedSamples: ring.dropped / producer.channels, deviceOverruns: producer.deviceOverruns))
+    }
+
+    static func mixToMono(_ interleaved: [Int16], channels: Int) -> [Int16] {
+        guard channels > 1 else { return interleaved }
+        return stride(from: 0, to: interleaved.count - channels + 1, by: channels).map { start in
+            var sum = 0
+            for channel in 0..<channels { sum += Int(interleaved[start + channel]) }
+            return Int16(sum / channels)
+        }
+    }
+}
+
+/// The capture side, run on its own thread: reads the device (or paces a file) into the ring.
+final class Producer: Sendable {
+    let label: String
+    let rate: Int
+    let channels: Int
+    let formatDescription: String
+    private let stopRequested = Atomic<Bool>(false)
+    private let overruns = Atomic<Int>(0)
+    private let maxFrames: Int?
+    private let input: Input
+
+    private enum Input: @unchecked Sendable {
+        // @unchecked: the device is used only by the capture thread once `run` starts; the
+        // listener's thread only reads the atomics above.
+        case device(CaptureDevice, Authorization)
+        case samples([Int16])
+    }
+
+    var deviceOverruns: Int { overruns.load(ordering: .relaxed) }
+
+    init(source: LiveSource, targetRate: Int, maxSeconds: Double?) throws(HeedError) {
+        switch source {
+        case .device(let name, let microphone):
+            let device: CaptureDevice
+            do { device = try CaptureDevice(name: name, authorization: microphone, preferredRate: targetRate) } catch {
+                throw HeedError(error.kind == .notAuthorized ? .permission : .unavailable, error.message)
+            }
+            label = name
+            rate = device.format.sampleRate
+            channels = device.format.channels
+            formatDescription = device.format.description
+            input = .device(device, microphone)
+        case .pacedFile(let url):
+            let wav: WAVFile
+            do { wav = try WAVFile(contentsOf: url) } catch { throw HeedError(error) }
+            label = url.path
+            rate = targetRate
+            channels = 1
+            formatDescription = "\(url.lastPathComponent): \(wav.format.sampleRate) Hz \(wav.format.channels) ch, paced in real time"
+            input = .samples(PCM.int16(from: Resampler.convert(wav.samples, from: wav.format.sampleRate, to: targetRate)))
+        }
+        let frameRate = Double(rate)
+        maxFrames = maxSeconds.map { Int($0 * frameRate) }
+    }
+
+    func requestStop() { stopRequested.store(true, ordering: .relaxed) }
+
+    func run(into ring: SampleRing, shouldStop: @Sendable () -> Bool) throws(HeedError) {
+        let period = max(1, rate / 50)  // 20 ms
+        var frames = 0
+        func done() -> Bool { stopRequested.load(ordering: .relaxed) || shouldStop() || (maxFrames.map { frames >= $0 } ?? false) }
+        switch input {
+        case .device(let device, let microphone):
+            var buffer: [Int16] = []
+            while !done() {
+                do { try microphone.verify() } catch { throw HeedError(error) }
+                let want = maxFrames.map { min(period, $0 - frames) } ?? period
+                let got: Int
+                do { got = try device.read(into: &buffer, frames: want) } catch { throw HeedError(.unavailable, error.message) }
+                buffer.withUnsafeBufferPointer { ring.write(UnsafeBufferPointer(rebasing: $0[0..<got * channels])) }
+                frames += got
+                overruns.store(device.overruns, ordering: .relaxed)
+            }
+        case .samples(let samples):
+            // Real-time pace: each 20 ms period is released when its time has come.
+            let start = ContinuousClock.now
+            while !done() && frames < samples.count {
+                let end = min(samples.count, frames + period, maxFrames ?? .max)
+                samples.withUnsafeBufferPointer { ring.write(UnsafeBufferPointer(rebasing: $0[frames..<end])) }
+                frames = end
+                let due = start + .microseconds(Int64(frames) * 1_000_000 / Int64(rate))
+                let now = ContinuousClock.now
+                if due > now { Thread.sleep(forTimeInterval: Double((due - now).components.attoseconds) * 1e-18 + Double((due - now).components.seconds)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import Heed
+import Synchronization
+
+/// Set by SIGINT/SIGTERM; the listener stops at its next step and closes the device.
+let stopRequested = Atomic<Bool>(false)
+
+struct Listen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Listen to a microphone (or a paced recording) and print each command as it is spoken.",
+        discussion: """
+            Prints JSON lines (on a terminal, readable lines) for the events listening, \
+            speech-start, intent, not-understood, overrun, error and stopped, each with its stream \
+            time and a Unix timestamp. Ctrl-C stops cleanly and prints the counts.
+
+            Needs the microphone and speech-recognition permissions (see `heed auth`); with \
+            --input only speech recognition, since no device is opened.
+
+            Examples:
+              heed listen
+              heed listen --device plughw:1,0
+              heed listen --input Audio/demo/start-pause-stop.wav
+            """
+    )
+
+    @Option(help: ArgumentHelp("ALSA capture device (see `heed devices`).", valueName: "NAME"))
+    var device = "default"
+
+    @Option(help: ArgumentHelp("Play this WAV file through the live path in real time instead of capturing.", valueName: "FILE.wav"))
+    var input: String?
+
+    @Option(help: ArgumentHelp("Stop after this much audio.", valueName: "SECONDS"))
+    var duration: Double?
+
+    @Option(help: ArgumentHelp("Audio the ring buffer holds while the decoder is busy.", valueName: "SECONDS"))
+    var buffer = 2.0
+
+    @Flag(inversion: .prefixedNo, help: "JSON Lines output (default when stdout is not a terminal).")
+    var json: Bool?
+
+    @OptionGroup var appOptions: AppOptions
+
+    func validate() throws {
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if !(0.1...600).contains(buffer) { throw ValidationError("--buffer must be between 0.1 and 600 seconds") }
+    }
+
+    func run() throws {
+        let source: LiveSource
+        let speech: Authorization
+        do {
+            let app = try appOptions.manifest()
+            let authorizer = try appOptions.authorizer()
+            let prompter = TerminalPrompter.ifInteractive
+            // Both purpose strings are checked before anything is asked or opened.
+            if input == nil { _ = try app.purpose(for: .microphone) }
+            speech = try authorizer.authorize(.speechRecognition, for: app, prompter: prompter)
+            if let input {
+                source = .pacedFile(URL(fileURLWithPath: input))
+            } else {
+                source = .device(name: device, microphone: try authorizer.authorize(.microphone, for: app, prompter: prompter))
+            }
+        } catch {
+            throw error.exit()
+        }
+        let recognizer: CommandRecognizer
+        do { recognizer = try CommandRecognizer(authorization: speech) } catch {
+            Terminal.error(error.message)
+            throw ExitCode(error.exitCode)
+        }
+        signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
+
+        let writer = EventWriter(json: json ?? !Terminal.stdoutIsTerminal)
+        var failure: HeedError?
+        do {
+            try Listener(source: source, recognizer: recognizer, bufferSeconds: buffer, maxSeconds: duration)
+                .run(shouldStop: { stopRequested.load(ordering: .relaxed) }) { event in
+                    writer.write(event)
+                    if case .stopped(let error, _, _, _) = event { failure = error }
+                }
+        } catch {
+            Terminal.error(error.message)
+            throw ExitCode(error.exitCode)
+        }
+        if let failure { throw ExitCode(failure.exitCode) }
+    }
+}
+
+/// Prints listen events: JSON Lines for programs, a line per event for people.
+struct EventWriter {
+    let json: Bool
+
+    func write(_ event: ListenEvent) {
+        let timestamp = JSON.number(Date().timeIntervalSince1970, decimals: 3)
+        let line: String
+        switch event {
+        case .listening(let source, let format):
+            line = json ? "{\"event\":\"listening\",\"time\":0.00,\"timestamp\":\(timestamp),\"source\":\(JSON.string(source)),\"format\":\(JSON.string(format))}"
+                : "listening on \(source) (\(format)); Ctrl-C stops"
+        case .speechStart(let time):
+            line = json ? "{\"event\":\"speech-start\",\"time\":\(JSON.number(time)),\"timestamp\":\(timestamp)}" : String(format: "%7.2f  ...", time)
+        case .utterance(let utterance):
+            if json {
+                let fields = UtteranceWriter(json: true).jsonLine(utterance, source: "").dropFirst(#"{"file":"","#.count)
+                line = "{\"event\":\"\(utterance.understood ? "intent" : "not-understood")\",\"time\":\(JSON.number(utterance.end)),\"timestamp\":\(timestamp),\(fields)"
+            } else {
+                line = UtteranceWriter(json: false).humanLine(utterance, source: "")
+            }
+        case .overrun(let dropped, let overruns):
+            line = json ? "{\"event\":\"overrun\",\"timestamp\":\(timestamp),\"droppedSamples\":\(dropped),\"deviceOverruns\":\(overruns)}"
+                : "overrun: \(dropped) samples dropped so far, \(overruns) device overruns"
+        case .stopped(let error, let seconds, let dropped, let overruns):
+            var lines: [String] = []
+            if let error {
+                lines.append(json ? "{\"event\":\"error\",\"timestamp\":\(timestamp),\"message\":\(JSON.string(error.message))}" : "error: \(error.message)")
+            }
+            lines.append(json ? "{\"event\":\"stopped\",\"time\":\(JSON.number(seconds)),\"timestamp\":\(timestamp),\"seconds\":\(JSON.number(seconds)),\"droppedSamples\":\(dropped),\"deviceOverruns\":\(overruns)}"
+                : String(format: "stopped after %.1f s: %d samples dropped, %d device overruns", seconds, dropped, overruns))
+            line = lines.joined(separator: "\n")
+        }
+        print(line)
+        fflush(nil)
+    }
+}
+
+struct Devices: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List ALSA capture devices, like `arecord -L`; * marks the default.")
+
+    func run() throws {
+        for device in CaptureDevice.list() {
+            print("\(device.name == "default" ? "*" : " ") \(device.name)")
+            if !device.description.isEmpty { print("    \(device.description)") }
+        }
+    }
+}
