@@ -71,6 +71,13 @@ struct Listen: ParsableCommand {
         }
         signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
+        // A parent may have started us with these blocked (Foundation's Process does); a
+        // listener that cannot be stopped cleanly would leave the device open.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
 
         let writer = EventWriter(json: json ?? !Terminal.stdoutIsTerminal)
         var failure: HeedError?

@@ -1,0 +1,105 @@
+import Foundation
+import HeedTestSupport
+import Testing
+
+/// `heed listen` through the real ALSA code, with the ALSA `file` plugin standing in for a
+/// sound card: its `infile` feeds the capture device from a raw file.
+@Suite(.timeLimit(.minutes(5))) struct ListenCommandTests {
+    struct Rig {
+        let home: URL
+        let captured: URL
+    }
+
+    /// A temporary HOME whose .asoundrc defines capture device "heedtest", fed by `input`'s samples.
+    func rig(input: URL) throws -> Rig {
+        let home = try Fixtures.temporaryDirectory()
+        let raw = home.appendingPathComponent("input.raw")
+        let wav = try Data(contentsOf: input)
+        try wav.dropFirst(44).write(to: raw)  // the demo WAVs are 16 kHz mono with a 44-byte header
+        let captured = home.appendingPathComponent("captured.raw")
+        try """
+            pcm.heedtest {
+                type file
+                slave.pcm "null"
+                file "\(captured.path)"
+                infile "\(raw.path)"
+                format "raw"
+            }
+            """.write(to: home.appendingPathComponent(".asoundrc"), atomically: true, encoding: .utf8)
+        return Rig(home: home, captured: captured)
+    }
+
+    func events(_ stdout: String) throws -> [[String: Any]] {
+        try stdout.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+    }
+
+    @Test func threeCommandsThroughTheALSACaptureDevice() throws {
+        let rig = try rig(input: Fixtures.demo.appendingPathComponent("start-pause-stop.wav"))
+        let result = try CLI.run(["listen", "--device", "heedtest", "--duration", "5.7", "--buffer", "10"], environment: ["HOME": rig.home.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let all = try events(result.stdout)
+        #expect(all.first?["event"] as? String == "listening")
+        #expect((all.first?["format"] as? String)?.hasPrefix("S16_LE 16000 Hz 1 ch") == true)
+        #expect(all.filter { $0["event"] as? String == "intent" }.map { $0["intent"] as? String } == ["start", "pause", "stop"])
+        #expect(all.filter { $0["event"] as? String == "speech-start" }.count == 3)
+        let stopped = try #require(all.last)
+        #expect(stopped["event"] as? String == "stopped")
+        #expect(stopped["droppedSamples"] as? Int == 0)
+        // The device really was read: the file plugin copies what it captured.
+        #expect(FileManager.default.fileExists(atPath: rig.captured.path))
+    }
+
+    @Test func withoutMicrophonePermissionTheDeviceIsNeverOpened() throws {
+        let rig = try rig(input: Fixtures.demo.appendingPathComponent("stop.wav"))
+        let state = try Fixtures.temporaryDirectory().appendingPathComponent("state")
+        let policy = state.deletingLastPathComponent().appendingPathComponent("policy.yml")
+        // Speech recognition is authorized; the microphone is not (denied, then restricted, then undecided).
+        try "authorize:\n  - app: org.heed.cli\n    services: [speech-recognition]\n".write(to: policy, atomically: true, encoding: .utf8)
+        let env = ["HOME": rig.home.path, "HEED_STATE_DIR": state.path, "HEED_POLICY": policy.path]
+        let undecided = try CLI.run(["listen", "--device", "heedtest", "--duration", "1"], environment: env)
+        #expect(undecided.status == 77)
+        #expect(undecided.stderr.contains("has not been allowed to use microphone yet"))
+        #expect(try CLI.run(["auth", "deny", "microphone"], environment: env).status == 0)
+        let denied = try CLI.run(["listen", "--device", "heedtest", "--duration", "1"], environment: env)
+        #expect(denied.status == 77)
+        #expect(denied.stderr.contains("was denied microphone"))
+        #expect(denied.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: rig.captured.path), "the capture device was opened")
+    }
+
+    @Test func pacedInputGivesTheSameIntentsInRealTime() throws {
+        let started = Date()
+        let result = try CLI.run(["listen", "--input", "Audio/demo/start-pause-stop.wav"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let all = try events(result.stdout)
+        #expect(all.filter { $0["event"] as? String == "intent" }.map { $0["intent"] as? String } == ["start", "pause", "stop"])
+        // Paced: 5.7 s of audio takes at least that long.
+        #expect(Date().timeIntervalSince(started) >= 5.5)
+    }
+
+    @Test func missingDeviceIsUnavailable() throws {
+        let result = try CLI.run(["listen", "--device", "hw:99,0", "--duration", "1"], environment: ["HOME": try Fixtures.temporaryDirectory().path])
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("capture device 'hw:99,0': snd_pcm_open failed"))
+    }
+
+    @Test func sigintStopsCleanlyWithCounts() throws {
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["listen", "--input", "Audio/demo/start-pause-stop.wav"]
+        process.currentDirectoryURL = Fixtures.root
+        process.environment = ProcessInfo.processInfo.environment.merging(try TestAuthorization.cliEnvironment()) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(process.processIdentifier, SIGINT)
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let last = try events(stdout).last
+        #expect(last?["event"] as? String == "stopped")
+        #expect(((last?["seconds"] as? Double) ?? 99) < 4)
+    }
+}
