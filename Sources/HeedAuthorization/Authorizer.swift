@@ -63,12 +63,9 @@ public struct Authorizer: Sendable {
     /// The permission the pipeline needs before it hears or decodes anything: succeeds only when
     /// the service is authorized (asking first, if it may).
     public func authorize(_ service: Service, for app: AppManifest, prompter: Prompter?) throws(AuthorizationError) -> Authorization {
-        switch try request(service, for: app, prompter: prompter) {
-        case .authorized: return Authorization(authorizer: self, service: service, app: app.id)
-        case .denied: throw .denied(app: app.id, service: service)
-        case .restricted: throw .restricted(app: app.id, service: service)
-        case .notDetermined: throw .notDetermined(app: app.id, service: service)
-        }
+        let status = try request(service, for: app, prompter: prompter)
+        if let refusal = AuthorizationError(status: status, app: app.id, service: service) { throw refusal }
+        return Authorization(authorizer: self, service: service, app: app.id)
     }
 }
 
@@ -108,12 +105,9 @@ public final class Authorization: Sendable {
         if let revoked = state.withLock({ $0.revoked }) { throw revoked }
         let failure: AuthorizationError
         do {
-            switch try authorizer.decision(service, for: app).status {
-            case .authorized: return
-            case .denied: failure = .denied(app: app, service: service)
-            case .restricted: failure = .restricted(app: app, service: service)
-            case .notDetermined: failure = .notDetermined(app: app, service: service)
-            }
+            let status = try authorizer.decision(service, for: app).status
+            guard let refusal = AuthorizationError(status: status, app: app, service: service) else { return }
+            failure = refusal
         } catch {
             failure = error  // a store that became unreadable is no authorization either
         }

@@ -93,6 +93,16 @@ public enum AuthorizationError: Error, Equatable, Sendable, CustomStringConverti
         }
     }
 
+    /// The refusal a status amounts to; nil for `authorized`.
+    public init?(status: AuthorizationStatus, app: String, service: Service) {
+        switch status {
+        case .authorized: return nil
+        case .denied: self = .denied(app: app, service: service)
+        case .restricted: self = .restricted(app: app, service: service)
+        case .notDetermined: self = .notDetermined(app: app, service: service)
+        }
+    }
+
     /// sysexits: 77 (permission) for decisions, 78 (configuration) for files that need fixing.
     public var exitCode: Int32 {
         switch self {

@@ -80,12 +80,7 @@ extension Auth {
                 for service in wanted {
                     let status = try authorizer.request(service, for: app, prompter: TerminalPrompter.ifInteractive)
                     print("\(app.id)  \(service.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)) \(status.rawValue)")
-                    switch status {
-                    case .authorized: break
-                    case .denied: failure = failure ?? .denied(app: app.id, service: service)
-                    case .restricted: failure = failure ?? .restricted(app: app.id, service: service)
-                    case .notDetermined: failure = failure ?? .notDetermined(app: app.id, service: service)
-                    }
+                    failure = failure ?? AuthorizationError(status: status, app: app.id, service: service)
                 }
                 if let failure { throw failure }
             } catch {
