@@ -39,6 +39,9 @@ struct Listen: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "JSON Lines output (default when stdout is not a terminal).")
     var json: Bool?
 
+    @Option(help: ArgumentHelp("Run this shell command for each intent, with HEED_INTENT, HEED_SLOT_<NAME>, HEED_TRANSCRIPT and HEED_CONFIDENCE set and the event's JSON on stdin. Commands run one at a time, in order.", valueName: "CMD"))
+    var exec: String?
+
     @OptionGroup var appOptions: AppOptions
 
     func validate() throws {
@@ -80,17 +83,22 @@ struct Listen: ParsableCommand {
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
 
         let writer = EventWriter(json: json ?? !Terminal.stdoutIsTerminal)
+        let runner = exec.map(IntentCommandRunner.init(command:))
         var failure: HeedError?
         do {
             try Listener(source: source, recognizer: recognizer, bufferSeconds: buffer, maxSeconds: duration)
                 .run(shouldStop: { stopRequested.load(ordering: .relaxed) }) { event in
                     writer.write(event)
+                    if case .utterance(let utterance) = event, utterance.understood {
+                        runner?.run(for: utterance, json: EventWriter(json: true).line(for: event))
+                    }
                     if case .stopped(let error, _, _, _) = event { failure = error }
                 }
         } catch {
             Terminal.error(error.message)
             throw ExitCode(error.exitCode)
         }
+        runner?.finish()
         if let failure { throw ExitCode(failure.exitCode) }
     }
 }
@@ -100,6 +108,11 @@ struct EventWriter {
     let json: Bool
 
     func write(_ event: ListenEvent) {
+        print(line(for: event))
+        fflush(nil)
+    }
+
+    func line(for event: ListenEvent) -> String {
         let timestamp = JSON.number(Date().timeIntervalSince1970, decimals: 3)
         let line: String
         switch event {
@@ -127,8 +140,7 @@ struct EventWriter {
                 : String(format: "stopped after %.1f s: %d samples dropped, %d device overruns", seconds, dropped, overruns))
             line = lines.joined(separator: "\n")
         }
-        print(line)
-        fflush(nil)
+        return line
     }
 }
 

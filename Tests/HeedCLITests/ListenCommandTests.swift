@@ -49,6 +49,19 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: rig.captured.path))
     }
 
+    @Test func execRunsACommandPerIntentInOrder() throws {
+        let rig = try rig(input: Fixtures.demo.appendingPathComponent("start-pause-stop.wav"))
+        let log = rig.home.appendingPathComponent("acted.txt")
+        let result = try CLI.run(["listen", "--device", "heedtest", "--duration", "5.7", "--buffer", "10",
+                                  "--exec", "printf '%s|%s\\n' \"$HEED_INTENT\" \"$(cat)\" >> '\(log.path)'"],
+                                 environment: ["HOME": rig.home.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.map { $0.split(separator: "|")[0] } == ["start", "pause", "stop"])
+        // The event's JSON arrives on stdin.
+        #expect(lines.first?.contains(#"|{"event":"intent","#) == true)
+    }
+
     @Test func withoutMicrophonePermissionTheDeviceIsNeverOpened() throws {
         let rig = try rig(input: Fixtures.demo.appendingPathComponent("stop.wav"))
         let state = try Fixtures.temporaryDirectory().appendingPathComponent("state")
