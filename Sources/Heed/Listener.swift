@@ -194,3 +194,34 @@ final class Producer: Sendable {
         }
     }
 }
+
+extension Listener {
+    /// Live events as an `AsyncSequence`: listening runs on its own thread until the input ends,
+    /// an error stops it, or the consumer stops iterating.
+    ///
+    /// ```swift
+    /// for await event in Listener.events(source: .device(name: "default", microphone: mic), speech: speech) {
+    ///     if case .utterance(let u) = event, let intent = u.intent { act(on: intent) }
+    /// }
+    /// ```
+    public static func events(source: LiveSource, vocabulary: Vocabulary = .commands(.builtins), options: RecognizerOptions = .init(),
+                              speech: Authorization, bufferSeconds: Double = 2, maxSeconds: Double? = nil) -> AsyncStream<ListenEvent> {
+        let (stream, continuation) = AsyncStream<ListenEvent>.makeStream(bufferingPolicy: .unbounded)
+        let cancelled = Atomic<Bool>(false)
+        continuation.onTermination = { _ in cancelled.store(true, ordering: .relaxed) }
+        let thread = Thread {
+            do {
+                let recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech)
+                try Listener(source: source, recognizer: recognizer, bufferSeconds: bufferSeconds, maxSeconds: maxSeconds)
+                    .run(shouldStop: { cancelled.load(ordering: .relaxed) }) { continuation.yield($0) }
+            } catch {
+                let failure = error as? HeedError ?? HeedError(.internalFailure, "\(error)")
+                continuation.yield(.stopped(error: failure, seconds: 0, droppedSamples: 0, deviceOverruns: 0))
+            }
+            continuation.finish()
+        }
+        thread.name = "heed-listener"
+        thread.start()
+        return stream
+    }
+}
