@@ -8,6 +8,8 @@ import Synchronization
 ///
 /// Positions are ever-increasing sample counts; `written` is published with release ordering
 /// after the samples are stored, and read with acquire ordering before they are copied.
+/// `writing` is raised before the producer touches storage (like a seqlock's sequence), so a
+/// consumer can tell afterwards whether anything it copied was being overwritten meanwhile.
 public final class SampleRing: @unchecked Sendable {
     // @unchecked: `storage` is written only by the one producer, in slots the consumer is not
     // entitled to read until `written` says so; a slot the producer overwrites while the consumer
@@ -15,6 +17,7 @@ public final class SampleRing: @unchecked Sendable {
     private let storage: UnsafeMutableBufferPointer<Int16>
     public let capacity: Int
     private let written = Atomic<Int>(0)
+    private let writing = Atomic<Int>(0)
     private let consumed = Atomic<Int>(0)
     private let droppedCount = Atomic<Int>(0)
 
@@ -36,6 +39,8 @@ public final class SampleRing: @unchecked Sendable {
     public func write(_ samples: UnsafeBufferPointer<Int16>) {
         guard !samples.isEmpty else { return }
         let start = written.load(ordering: .relaxed)
+        writing.store(start + samples.count, ordering: .relaxed)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)  // announce before overwriting
         // Only the newest `capacity` samples can survive; skip straight to them.
         let skip = max(0, samples.count - capacity)
         var position = start + skip
@@ -75,8 +80,9 @@ public final class SampleRing: @unchecked Sendable {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: storage[slot..<slot + run]))
             position += run
         }
-        // Anything the producer lapped while we copied may be torn: discard it as dropped.
-        let lapped = written.load(ordering: .acquiring) - capacity - start
+        // Anything the producer lapped (or was about to) while we copied may be torn: discard it.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        let lapped = writing.load(ordering: .relaxed) - capacity - start
         let torn = min(count, max(0, lapped))
         if torn > 0 {
             output.removeSubrange(base..<base + torn)

@@ -40,7 +40,7 @@ import Testing
 
     /// Producer and consumer on separate threads; every sample carries its own position, so the
     /// consumer can check that what it gets is exactly the stream minus what was reported dropped.
-    @Test(arguments: [64, 4096])
+    @Test(arguments: [64, 4096, 2_000_000])
     func producerAndConsumerOnSeparateThreads(capacity: Int) async {
         let ring = SampleRing(capacity: capacity)
         let total = 2_000_000
@@ -77,6 +77,8 @@ import Testing
         #expect(checksumErrors == 0)
         #expect(received + ring.dropped == total)
         #expect(expected == total)
-        if capacity == 4096 { #expect(received > total / 2) }
+        #expect(received > 0)
+        // A ring that holds the whole stream never drops, however the threads interleave.
+        if capacity >= total { #expect(received == total && gaps == 0) }
     }
 }
