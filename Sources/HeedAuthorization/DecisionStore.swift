@@ -45,27 +45,32 @@ public final class DecisionStore: Sendable {
         }
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
-            try database.writeWithoutTransaction { db in
-                // WAL lets readers (a running `heed listen` re-checking) proceed while another process writes.
-                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-                guard try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" else {
-                    throw StoreProblem.corrupt
+            try Self.retryingWhileBusy {
+                try database.writeWithoutTransaction { db in
+                    // WAL lets readers (a running `heed listen` re-checking) proceed while another
+                    // process writes. The mode is stored in the file, so only its creator sets it.
+                    if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
+                        _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                    }
+                    guard try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" else {
+                        throw StoreProblem.corrupt
+                    }
+                    let hasTable = try db.tableExists("decisions")
+                    let objects = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                    if !hasTable && existed && objects > 0 {
+                        throw StoreProblem.foreign
+                    }
+                    try db.execute(sql: """
+                        CREATE TABLE IF NOT EXISTS decisions (
+                            app TEXT NOT NULL,
+                            service TEXT NOT NULL,
+                            status TEXT NOT NULL CHECK (status IN ('authorized', 'denied')),
+                            source TEXT NOT NULL CHECK (source IN ('prompt', 'policy', 'command')),
+                            decided_at REAL NOT NULL,
+                            PRIMARY KEY (app, service)
+                        )
+                        """)
                 }
-                let hasTable = try db.tableExists("decisions")
-                let objects = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
-                if !hasTable && existed && objects > 0 {
-                    throw StoreProblem.foreign
-                }
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS decisions (
-                        app TEXT NOT NULL,
-                        service TEXT NOT NULL,
-                        status TEXT NOT NULL CHECK (status IN ('authorized', 'denied')),
-                        source TEXT NOT NULL CHECK (source IN ('prompt', 'policy', 'command')),
-                        decided_at REAL NOT NULL,
-                        PRIMARY KEY (app, service)
-                    )
-                    """)
             }
         } catch let problem as StoreProblem {
             throw problem.error(path: path)
@@ -73,6 +78,20 @@ public final class DecisionStore: Sendable {
             throw Self.untrusted(path, error)
         } catch {
             throw .untrustedStore(path: path, problem: "\(error)", fix: Self.moveAsideFix(path))
+        }
+    }
+
+    /// Several heed processes opening a new store at once can find it locked in ways SQLite's
+    /// busy timeout does not wait out (changing the journal mode, recovering a WAL); try again.
+    private static func retryingWhileBusy(_ body: () throws -> Void) throws {
+        var attempt = 0
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && attempt < 50 {
+                attempt += 1
+                usleep(useconds_t(20_000 + attempt * 10_000))
+            }
         }
     }
 
@@ -171,7 +190,9 @@ public final class DecisionStore: Sendable {
 
     private func access<T>(_ body: (Database) throws -> T) throws(AuthorizationError) -> T {
         do {
-            return try database.writeWithoutTransaction(body)
+            var result: T?
+            try Self.retryingWhileBusy { result = try database.writeWithoutTransaction(body) }
+            return result!
         } catch let error as DatabaseError {
             throw Self.untrusted(path.path, error)
         } catch {

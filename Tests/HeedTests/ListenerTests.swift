@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HeedTestSupport
 import Testing
 @testable import Heed
@@ -26,12 +27,25 @@ import Testing
         #expect(!kinds.contains("overrun"))
     }
 
-    @Test func stoppingIterationStopsListening() async throws {
-        let speech = try TestAuthorization.speechRecognition()
-        let started = Date()
-        for await event in Listener.events(source: .pacedFile(Fixtures.demo.appendingPathComponent("start-pause-stop.wav")), speech: speech) {
-            if case .utterance = event { break }
+    /// Asking a listener to stop ends it where it is, not at the end of the input.
+    @Test func stopRequestEndsListeningEarly() throws {
+        let recognizer = try CommandRecognizer(authorization: TestAuthorization.speechRecognition())
+        let listener = Listener(source: .pacedFile(Fixtures.demo.appendingPathComponent("start-pause-stop.wav")), recognizer: recognizer)
+        let heardOne = Atomic<Bool>(false)
+        var stoppedAt: Double?
+        var intents: [String] = []
+        try listener.run(shouldStop: { heardOne.load(ordering: .relaxed) }) { event in
+            if case .utterance(let utterance) = event, let intent = utterance.intent {
+                intents.append(intent.name)
+                heardOne.store(true, ordering: .relaxed)
+            }
+            if case .stopped(let error, let seconds, _, _) = event {
+                #expect(error == nil)
+                stoppedAt = seconds
+            }
         }
-        #expect(Date().timeIntervalSince(started) < 4)
+        #expect(intents.first == "start")
+        // The recording is 5.71 s long; "pause" starts at 2.4 s.
+        #expect((stoppedAt ?? 99) < 2.4, "stopped at \(stoppedAt ?? -1) s of audio")
     }
 }
