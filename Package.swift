@@ -33,7 +33,7 @@ let package = Package(
         // Stage 2: the PocketSphinx decoder and the grammar it searches.
         .target(name: "HeedRecognition", dependencies: ["CPocketSphinx", "HeedAudio"]),
         // Stage 3: word sequences to intents.
-        .target(name: "HeedIntents"),
+        .target(name: "HeedIntents", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Stage 4: who may hear and decode: app manifests, admin policy, the per-user decision store.
         .target(name: "HeedAuthorization", dependencies: [
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "HeedRecognitionTests", dependencies: ["HeedRecognition", "HeedAudio", "HeedTestSupport"]),
         .testTarget(name: "HeedIntentsTests", dependencies: ["HeedIntents"]),
         .testTarget(name: "HeedAuthorizationTests", dependencies: ["HeedAuthorization", "HeedTestSupport"]),
-        .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedTestSupport"]),
+        .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedTestSupport", .product(name: "Yams", package: "Yams")]),
         // Runs the built `heed` executable as a user would.
         .testTarget(name: "HeedCLITests", dependencies: ["heed", "HeedTestSupport"]),
     ]

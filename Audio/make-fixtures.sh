@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the synthetic recordings in Audio/demo and Audio/builtins with espeak-ng and sox.
+# Regenerates the synthetic recordings in Audio/demo, Audio/builtins and Audio/coffee with
+# espeak-ng and sox (noise with a fixed seed, so a rerun gives the same files).
 # The WAVs are committed; rerun this only to change them. Needs: espeak-ng sox.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,7 +15,7 @@ say() {  # say VOICE SPEED TEXT OUT [sox output options...]
     local padded noise mixed
     padded=$(mktemp --suffix=.wav); noise=$(mktemp --suffix=.wav); mixed=$(mktemp --suffix=.wav)
     sox -q "$tmp" -r 22050 -c 1 "$padded" pad 0.5 0.5
-    sox -q "$padded" "$noise" synth pinknoise vol 0.002
+    sox -q -R "$padded" "$noise" synth pinknoise vol 0.002  # -R: the same noise every run
     sox -q -m "$padded" "$noise" "$mixed"
     sox -q "$mixed" "$@" "$out"
     rm -f "$tmp" "$padded" "$noise" "$mixed"
@@ -64,4 +65,46 @@ for phrase in "${negatives[@]}"; do
     voice=${voices[$((n % ${#voices[@]}))]}
     say "$voice" 150 "$phrase" "builtins/none-$(printf %02d $n)-${voice//+/_}.wav" -r 16000 -c 1 -b 16
 done
-echo "made $(ls demo | wc -l) demo and $(ls builtins | wc -l) builtins recordings"
+
+
+# Coffee context suite (Models/contexts/coffee.yml): phrases with their intents and slots, in
+# three voices, plus speech that is not an order. suite.yml lists what each file must give.
+rm -rf coffee && mkdir -p coffee
+orders=(
+    "make me a large latte with oat milk|orderDrink|size: large, drink: latte, milk: oat milk"
+    "could you get me a small flat white please|orderDrink|size: small, drink: flat white"
+    "i'd like a medium cappuccino with soy milk|orderDrink|size: medium, drink: cappuccino, milk: soy milk"
+    "give me an espresso|orderDrink|drink: espresso"
+    "one extra large hot chocolate with whole milk thanks|orderDrink|size: extra large, drink: hot chocolate, milk: whole milk"
+    "can you make me a americano|orderDrink|drink: americano"
+    "add an extra shot please|addShot|"
+    "cancel my order|cancelOrder|"
+    "never mind|cancelOrder|"
+    "how long will it take|howLong|"
+)
+coffee_voices=(en-us en+m3 en-us+f2)
+{
+    echo "# Expected outcome of each recording, for the coffee context. Made by make-fixtures.sh."
+    echo "contexts: [../../Models/contexts/coffee.yml]"
+    echo "builtins: false"
+    echo "files:"
+} > coffee/suite.yml
+n=0
+for entry in "${orders[@]}"; do
+    IFS='|' read -r text intent slots <<< "$entry"
+    n=$((n + 1))
+    for voice in "${coffee_voices[@]}"; do
+        file="$intent-$(printf %02d $n)-${voice//+/_}.wav"
+        say "$voice" 150 "$text" "coffee/$file" -r 16000 -c 1 -b 16
+        echo "  $file: {intent: $intent, slots: {$slots}}  # $text" >> coffee/suite.yml
+    done
+done
+coffee_negatives=("what time is it" "turn on the radio" "I need a taxi" "make me a sandwich" "large pizza with cheese" "the milk is cold")
+n=0
+for phrase in "${coffee_negatives[@]}"; do
+    n=$((n + 1))
+    file="none-$(printf %02d $n).wav"
+    say en-us 150 "$phrase" "coffee/$file" -r 16000 -c 1 -b 16
+    echo "  $file: {understood: false}  # $phrase" >> coffee/suite.yml
+done
+echo "made $(ls coffee/*.wav | wc -l) coffee recordings"

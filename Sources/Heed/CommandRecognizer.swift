@@ -63,8 +63,17 @@ public struct HeedError: Error, CustomStringConvertible, Sendable, Equatable {
 /// What to listen for: the command phrases (with a garbage model for everything else), or a
 /// hand-written JSGF grammar that is decoded without intent matching.
 public enum Vocabulary: Sendable {
-    case commands(CommandSet)
+    /// Command phrases (usually the built-ins) and intents from contexts, with rejection.
+    case commands(CommandSet, contexts: [Context] = [])
     case jsgf(URL)
+
+    /// The intent a word sequence carries: the command phrases first, then each context.
+    func match(_ words: [String]) -> Intent? {
+        guard case .commands(let commands, let contexts) = self else { return nil }
+        if let intent = commands.match(words) { return intent }
+        for context in contexts { if let intent = context.match(words) { return intent } }
+        return nil
+    }
 }
 
 /// Settings of the whole recognition pipeline.
@@ -94,7 +103,7 @@ public final class CommandRecognizer {
     /// Samples handed to the decoder so far (tests use it to prove the gate holds).
     public private(set) var samplesDecoded = 0
     private let decoder: Decoder
-    private let vocabulary: Vocabulary
+    private var vocabulary: Vocabulary
     static let phoneWordPrefix = "~"
     static let commandSearch = "commands"
 
@@ -108,13 +117,17 @@ public final class CommandRecognizer {
         self.authorization = authorization
         self.options = options
         self.vocabulary = vocabulary
+        do { decoder = try Decoder(configuration: options.decoder) } catch { throw HeedError(error) }
+        var grammar: Grammar?
+        if case .commands(let commands, let contexts) = vocabulary {
+            let spelled = try ContextCompiler.prepare(contexts, for: decoder)
+            self.vocabulary = .commands(commands, contexts: spelled)
+            grammar = Self.grammar(for: commands, contexts: spelled, decoder: decoder, options: options)
+        }
         do {
-            decoder = try Decoder(configuration: options.decoder)
             switch vocabulary {
-            case .commands(let commands):
-                try decoder.add(Self.grammar(for: commands, decoder: decoder, options: options), named: Self.commandSearch)
-            case .jsgf(let url):
-                try decoder.addJSGF(file: url, named: Self.commandSearch)
+            case .commands: try decoder.add(grammar!, named: Self.commandSearch)
+            case .jsgf(let url): try decoder.addJSGF(file: url, named: Self.commandSearch)
             }
             try decoder.select(Self.commandSearch)
         } catch {
@@ -127,10 +140,12 @@ public final class CommandRecognizer {
 
     /// The command phrases, plus two ways out for speech that is not a command: a loop of common
     /// words, and a loop of single phones for anything else.
-    static func grammar(for commands: CommandSet, decoder: Decoder, options: RecognizerOptions) -> Grammar {
+    static func grammar(for commands: CommandSet, contexts: [Context], decoder: Decoder, options: RecognizerOptions) -> Grammar {
         var grammar = Grammar()
         for phrase in commands.phrases { grammar.addPhrase(phrase) }
-        let commandPhones = Set(commands.phrases.joined()).compactMap { decoder.pronunciation(of: $0)?.split(separator: " ") }
+        for context in contexts { ContextCompiler.add(context, to: &grammar) }
+        let commandWords = Set(commands.phrases.joined()).union(contexts.flatMap(\.vocabulary))
+        let commandPhones = commandWords.compactMap { decoder.pronunciation(of: $0)?.split(separator: " ") }
         let garbageWords = GarbageWords.english.filter { word in
             guard let phones = decoder.pronunciation(of: word)?.split(separator: " ") else { return false }
             // A word one phone away from a command ("top" for "stop") would steal the command.
@@ -231,9 +246,9 @@ public final class CommandRecognizer {
         switch vocabulary {
         case .jsgf:
             return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: nil, understood: true, confidence: confidence)
-        case .commands(let commands):
+        case .commands:
             // A path through the garbage loops means the speech was not a command.
-            if let intent = commands.match(words), confidence >= options.minConfidence {
+            if let intent = vocabulary.match(words), confidence >= options.minConfidence {
                 return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
             }
             return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
@@ -251,7 +266,9 @@ public final class CommandRecognizer {
         func meaning(_ words: [String]) -> String {
             let base = words.map(baseWord)
             switch vocabulary {
-            case .commands(let commands): return commands.match(base)?.name ?? "(not a command)"
+            case .commands:
+                guard let intent = vocabulary.match(base) else { return "(not a command)" }
+                return intent.name + intent.slots.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
             case .jsgf: return base.joined(separator: " ")
             }
         }

@@ -10,6 +10,6 @@ struct HeedCommand: ParsableCommand {
             authorized (see `heed auth`), \
             70 internal error, 78 missing model or bad grammar.
             """,
-        subcommands: [Recognize.self, Listen.self, Devices.self, Auth.self]
+        subcommands: [Recognize.self, Listen.self, Devices.self, ContextCommand.self, Auth.self]
     )
 }

@@ -42,6 +42,7 @@ struct Listen: ParsableCommand {
     @Option(help: ArgumentHelp("Run this shell command for each intent, with HEED_INTENT, HEED_SLOT_<NAME>, HEED_TRANSCRIPT and HEED_CONFIDENCE set and the event's JSON on stdin. Commands run one at a time, in order.", valueName: "CMD"))
     var exec: String?
 
+    @OptionGroup var vocabularyOptions: VocabularyOptions
     @OptionGroup var appOptions: AppOptions
 
     func validate() throws {
@@ -68,7 +69,8 @@ struct Listen: ParsableCommand {
             throw error.exit()
         }
         let recognizer: CommandRecognizer
-        do { recognizer = try CommandRecognizer(authorization: speech) } catch {
+        let vocabulary = try vocabularyOptions.vocabulary()
+        do { recognizer = try CommandRecognizer(vocabulary: vocabulary, authorization: speech) } catch {
             Terminal.error(error.message)
             throw ExitCode(error.exitCode)
         }

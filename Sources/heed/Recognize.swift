@@ -26,8 +26,7 @@ struct Recognize: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "JSON Lines output (default when stdout is not a terminal).")
     var json: Bool?
 
-    @Option(help: ArgumentHelp("Decode with a hand-written JSGF grammar instead of the commands (no intents).", valueName: "FILE.gram"))
-    var grammar: String?
+    @OptionGroup var vocabularyOptions: VocabularyOptions
 
     @Option(help: ArgumentHelp("Seconds of silence that end an utterance.", valueName: "SECONDS"))
     var trailingSilence: Double?
@@ -66,7 +65,7 @@ struct Recognize: ParsableCommand {
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
             options.decoder.arguments[parts[0]] = parts[1]
         }
-        let vocabulary: Vocabulary = grammar.map { .jsgf(URL(fileURLWithPath: $0)) } ?? .commands(.builtins)
+        let vocabulary = try vocabularyOptions.vocabulary()
 
         // The gate comes first: without speech recognition authorized, nothing is read or decoded.
         let authorization: Authorization

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import Heed
+
+/// What the audio commands listen for: the built-in commands, contexts, or a plain JSGF grammar.
+struct VocabularyOptions: ParsableArguments {
+    @Option(name: .customLong("context"), help: ArgumentHelp("Intents and slots from a Rhino-format context (repeatable).", valueName: "FILE.yml"))
+    var contexts: [String] = []
+
+    @Flag(help: "Leave out the built-in commands (start, stop, pause, resume, done, cancel).")
+    var noBuiltins = false
+
+    @Option(help: ArgumentHelp("Decode with a hand-written JSGF grammar instead (transcripts, no intents).", valueName: "FILE.gram"))
+    var grammar: String?
+
+    func validate() throws {
+        if grammar != nil && (!contexts.isEmpty || noBuiltins) { throw ValidationError("--grammar cannot be combined with --context or --no-builtins") }
+        if noBuiltins && contexts.isEmpty { throw ValidationError("--no-builtins needs at least one --context") }
+    }
+
+    /// Reads the contexts; a context that does not parse ends the command (exit 78).
+    func vocabulary() throws -> Vocabulary {
+        if let grammar { return .jsgf(URL(fileURLWithPath: grammar)) }
+        var loaded: [Context] = []
+        for path in contexts {
+            do { loaded.append(try Context(contentsOf: URL(fileURLWithPath: path))) } catch {
+                Terminal.error(error.description)
+                throw ExitCode(78)
+            }
+        }
+        return .commands(noBuiltins ? CommandSet() : .builtins, contexts: loaded)
+    }
+}

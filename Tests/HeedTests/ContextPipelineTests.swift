@@ -1,0 +1,85 @@
+import Foundation
+import HeedTestSupport
+import Testing
+import Yams
+@testable import Heed
+
+/// Contexts through the whole pipeline, on recordings.
+@Suite(.serialized) struct ContextPipelineTests {
+    static let coffee = Fixtures.root.appendingPathComponent("Models/contexts/coffee.yml")
+
+    /// Audio/coffee: 10 orders and requests in 3 voices (intent and every slot must be right) and
+    /// 6 negatives. Measured when the floor was set: 26/30 accepted, 2/6 false accepts.
+    @Test func coffeeSuiteMeetsItsFloor() throws {
+        let recognizer = try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [Context(contentsOf: Self.coffee)]),
+                                               authorization: TestAuthorization.speechRecognition())
+        let directory = Fixtures.audio.appendingPathComponent("coffee")
+        let suite = try Yams.load(yaml: String(contentsOf: directory.appendingPathComponent("suite.yml"), encoding: .utf8)) as! [String: Any]
+        let files = suite["files"] as! [String: [String: Any]]
+        var accepted = 0, positives = 0, falseAccepts = 0, negatives = 0, failures: [String] = []
+        for (name, expected) in files.sorted(by: { $0.key < $1.key }) {
+            let understood = try recognizer.recognize(file: directory.appendingPathComponent(name)).filter(\.understood)
+            if expected["understood"] as? Bool == false {
+                negatives += 1
+                if !understood.isEmpty { falseAccepts += 1; failures.append("\(name): \(understood.map(\.transcript))") }
+            } else {
+                positives += 1
+                let slots = (expected["slots"] as? [String: Any] ?? [:]).mapValues { "\($0)" }
+                let want = Intent(name: expected["intent"] as! String, slots: slots)
+                if understood.map(\.intent) == [want] { accepted += 1 } else { failures.append("\(name): \(understood.map(\.transcript))") }
+            }
+        }
+        #expect(positives == 30 && negatives == 6)
+        #expect(accepted >= 25, "\(accepted)/\(positives): \(failures)")
+        #expect(falseAccepts <= 2, "\(falseAccepts)/\(negatives): \(failures)")
+    }
+
+    @Test func slotsComeOutExactlyAsWritten() throws {
+        let recognizer = try CommandRecognizer(vocabulary: .commands(.builtins, contexts: [Context(contentsOf: Self.coffee)]),
+                                               authorization: TestAuthorization.speechRecognition())
+        let utterances = try recognizer.recognize(file: Fixtures.audio.appendingPathComponent("coffee/orderDrink-01-en-us.wav"))
+        #expect(utterances.map(\.intent) == [Intent(name: "orderDrink", slots: ["size": "large", "drink": "latte", "milk": "oat milk"])])
+        // The built-ins stay active beside the context.
+        #expect(try recognizer.recognize(file: Fixtures.demo.appendingPathComponent("stop.wav")).first?.intent?.name == "stop")
+    }
+
+    @Test func missingWordsAreListedWithWhereTheyAreUsed() throws {
+        let yaml = """
+            context:
+              expressions:
+                summon:
+                  - "bring me the frobnicator"
+                  - "fetch the $thing:thing"
+              slots:
+                thing: ["zorblax widget", "cup"]
+            """
+        let context = try Context(yaml: yaml, source: "gadgets.yml")
+        #expect(performing: {
+            try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [context]), authorization: TestAuthorization.speechRecognition())
+        }, throws: { error in
+            let message = (error as? HeedError)?.message ?? ""
+            return message.contains("gadgets.yml: 2 words are not in the pronunciation dictionary")
+                && message.contains("frobnicator  (line 4: \"bring me the frobnicator\")")
+                && message.contains("zorblax  (slot type thing)")
+                && (error as? HeedError)?.exitCode == 78
+        })
+        // Supplying the pronunciations makes the same context usable.
+        let fixed = try Context(yaml: yaml + "\n  pronunciations:\n    frobnicator: \"F R AA B N AH K EY T ER\"\n    zorblax: \"Z AO R B L AE K S\"\n", source: "gadgets.yml")
+        _ = try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [fixed]), authorization: TestAuthorization.speechRecognition())
+    }
+
+    @Test func contextGrowsLinearlyNotWithTheNumberOfSentences() throws {
+        // 40 expressions of 6 choices of 4 words each, over 3 slots of 20 values: about 4e9
+        // sentences per expression, compiled without enumerating them.
+        let words = ["red", "green", "blue", "white", "black", "brown", "gray", "pink", "orange", "yellow",
+                     "kitchen", "garden", "hallway", "office", "garage", "bedroom", "bathroom", "attic", "porch", "cellar"]
+        var yaml = "context:\n  expressions:\n"
+        for n in 0..<40 {
+            yaml += "    intent\(n):\n      - \"[turn, make, set, switch] (the) $a:x [on, off, up, down] $b:y (the) [lights, lamp, fan, heater] $c:z [now, please, quickly, today]\"\n"
+        }
+        yaml += "  slots:\n    a: [\(words.joined(separator: ", "))]\n    b: [\(words.joined(separator: ", "))]\n    c: [\(words.joined(separator: ", "))]\n"
+        let context = try Context(yaml: yaml, source: "big.yml")
+        let summary = try CommandRecognizer.summary(of: context)
+        #expect(summary.transitions < 40 * 100)
+    }
+}
