@@ -230,14 +230,21 @@ public final class CommandRecognizer {
         } catch {
             throw HeedError(error)
         }
-        return interpret(hypothesis, startSample: startSample)
+        return interpret(hypothesis, startSample: startSample, sampleCount: samples.count)
     }
 
     /// Ends the utterance that began at `startSample` and interprets what was heard, or returns
     /// nil when nothing but silence and noise was decoded.
-    private func interpret(_ hypothesis: Hypothesis, startSample: Int) -> Utterance? {
+    private func interpret(_ hypothesis: Hypothesis, startSample: Int, sampleCount: Int) -> Utterance? {
         let spoken = hypothesis.spokenWords
-        guard let first = spoken.first, let last = spoken.last else { return nil }
+        guard let first = spoken.first, let last = spoken.last else {
+            // The endpointer heard something, but no path through the grammar (not even the
+            // garbage loops) fits it, or only silence and noise did.
+            guard hypothesis.words.isEmpty else { return nil }
+            let start = Double(startSample) / Double(sampleRate) + options.endpointer.preRoll
+            let end = Double(startSample + sampleCount) / Double(sampleRate)
+            return Utterance(start: min(start, end), end: end, transcript: "", intent: nil, understood: false, confidence: 0)
+        }
         let samplesPerFrame = Double(sampleRate) / Double(decoder.frameRate)
         let start = (Double(startSample) + Double(first.startFrame) * samplesPerFrame) / Double(sampleRate)
         let end = (Double(startSample) + Double(last.endFrame + 1) * samplesPerFrame) / Double(sampleRate)

@@ -111,11 +111,33 @@ public final class Decoder {
         let active = ps_get_config(decoder)
         sampleRate = Int(cmd_ln_float_r(active, "-samprate"))
         frameRate = Int(cmd_ln_int_r(active, "-frate"))
-        for url in configuration.extraDictionaries {
-            guard ps_load_dict(decoder, url.path, nil, nil) == 0 else {
-                throw RecognitionError(kind: .dictionary, function: "ps_load_dict", message: "cannot load pronunciations from \(url.path)")
+        for url in configuration.extraDictionaries { try addPronunciations(from: url) }
+    }
+
+    /// Adds every entry of a CMUdict-format file ("word  P H O N E S" per line, ";;;" comments)
+    /// to the dictionary. (PocketSphinx's own ps_load_dict would replace the whole dictionary.)
+    public func addPronunciations(from url: URL) throws(RecognitionError) {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw RecognitionError(kind: .dictionary, function: "addPronunciations", message: "cannot read pronunciations from \(url.path)")
+        }
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let fields = line.split(whereSeparator: \.isWhitespace)
+            guard let word = fields.first, !word.hasPrefix(";;;"), !word.hasPrefix("#") else { continue }
+            let phones = fields.dropFirst().joined(separator: " ")
+            guard !phones.isEmpty else {
+                throw RecognitionError(kind: .dictionary, function: "addPronunciations", message: "\(url.path):\(number + 1): '\(word)' has no phones")
+            }
+            guard addWord(String(word).lowercased(), phones: phones) else {
+                let unknown = fields.dropFirst().first { addWordProbe(phone: String($0)) == false }.map(String.init) ?? phones
+                throw RecognitionError(kind: .dictionary, function: "ps_add_word",
+                                       message: "\(url.path):\(number + 1): '\(word)' uses a phone the acoustic model does not have: '\(unknown)' (phones are upper case, like \(unknown.uppercased()))")
             }
         }
+    }
+
+    /// Whether the model knows a single phone.
+    private func addWordProbe(phone: String) -> Bool {
+        addWord("heed-phone-probe-" + phone.lowercased(), phones: phone)
     }
 
     deinit { ps_free(decoder) }
@@ -129,11 +151,21 @@ public final class Decoder {
         return String(cString: phones)
     }
 
-    /// Adds a word with a phone string ("S T AA P"). Returns false when a phone is unknown to the model.
+    /// Adds a word with a phone string ("S T AA P"); a word the dictionary already has with other
+    /// phones gets this as an alternate pronunciation ("word(2)"). Returns false when a phone is
+    /// unknown to the model.
     @discardableResult
     public func addWord(_ word: String, phones: String) -> Bool {
-        if pronunciation(of: word) == phones { return true }
-        return ps_add_word(decoder, word, phones, 0) >= 0
+        let phones = phones.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard let existing = pronunciation(of: word) else { return ps_add_word(decoder, word, phones, 0) >= 0 }
+        if existing == phones { return true }
+        let base = word.firstIndex(of: "(").map { String(word[..<$0]) } ?? word
+        for alternate in 2...32 {
+            let name = "\(base)(\(alternate))"
+            guard let known = pronunciation(of: name) else { return ps_add_word(decoder, name, phones, 0) >= 0 }
+            if known == phones { return true }
+        }
+        return false
     }
 
     // MARK: Grammars

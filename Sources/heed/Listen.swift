@@ -70,7 +70,9 @@ struct Listen: ParsableCommand {
         }
         let recognizer: CommandRecognizer
         let vocabulary = try vocabularyOptions.vocabulary()
-        do { recognizer = try CommandRecognizer(vocabulary: vocabulary, authorization: speech) } catch {
+        var options = RecognizerOptions()
+        vocabularyOptions.apply(to: &options)
+        do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech) } catch {
             Terminal.error(error.message)
             throw ExitCode(error.exitCode)
         }

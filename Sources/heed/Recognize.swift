@@ -66,6 +66,7 @@ struct Recognize: ParsableCommand {
             options.decoder.arguments[parts[0]] = parts[1]
         }
         let vocabulary = try vocabularyOptions.vocabulary()
+        vocabularyOptions.apply(to: &options)
 
         // The gate comes first: without speech recognition authorized, nothing is read or decoded.
         let authorization: Authorization

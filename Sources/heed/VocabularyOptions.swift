@@ -13,6 +13,14 @@ struct VocabularyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Decode with a hand-written JSGF grammar instead (transcripts, no intents).", valueName: "FILE.gram"))
     var grammar: String?
 
+    @Option(name: .customLong("dict"), help: ArgumentHelp("Extra pronunciations in CMUdict format, added to the dictionary (repeatable).", valueName: "FILE.dict"))
+    var dictionaries: [String] = []
+
+    /// Applies the options that change the decoder itself.
+    func apply(to options: inout RecognizerOptions) {
+        options.decoder.extraDictionaries = dictionaries.map { URL(fileURLWithPath: $0) }
+    }
+
     func validate() throws {
         if grammar != nil && (!contexts.isEmpty || noBuiltins) { throw ValidationError("--grammar cannot be combined with --context or --no-builtins") }
         if noBuiltins && contexts.isEmpty { throw ValidationError("--no-builtins needs at least one --context") }

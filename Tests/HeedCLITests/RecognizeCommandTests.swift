@@ -98,3 +98,53 @@ import Testing
         #expect(result.stderr == "heed: cannot read grammar /nonexistent.gram\n")
     }
 }
+
+/// Contexts and pronunciations from the command line.
+@Suite(.timeLimit(.minutes(5))) struct ContextCommandTests {
+    @Test func checkPrintsWhatAContextHas() throws {
+        let result = try CLI.run(["context", "check", "Models/contexts/coffee.yml", "Models/contexts/lights.yml"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Models/contexts/coffee.yml: ok: 4 intents, 8 expressions, 3 slot types (15 values), 2 macros"))
+        #expect(result.stdout.contains("Models/contexts/lights.yml: ok: 2 intents, 4 expressions"))
+    }
+
+    @Test func checkShowsTheProblemWithACaret() throws {
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("broken.yml")
+        try "context:\n  expressions:\n    dim:\n      - \"[dim, lower] the $room:where lights\"\n  slots:\n    location: [kitchen]\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["context", "check", file.path])
+        #expect(result.status == 65)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.first == "heed: \(file.path):4:27: unknown slot type 'room'")
+        // The caret sits under the slot reference.
+        if lines.count == 3, let caret = lines[2].firstIndex(of: "^"), let slot = lines[1].range(of: "$room") {
+            #expect(lines[2].distance(from: lines[2].startIndex, to: caret) == lines[1].distance(from: lines[1].startIndex, to: slot.lowerBound))
+        }
+    }
+
+    @Test func recognizePrintsSlotsAsWrittenInTheContext() throws {
+        let result = try CLI.run(["recognize", "--context", "Models/contexts/coffee.yml", "Audio/coffee/orderDrink-01-en-us.wav"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""transcript":"make me a large latte with oat milk","intent":"orderDrink","slots":{"drink":"latte","milk":"oat milk","size":"large"},"understood":true"#))
+    }
+
+    @Test func aContextThatDoesNotParseStopsBeforeDecoding() throws {
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("broken.yml")
+        try "context:\n  expressions:\n    a: [\"(open\"]\n".write(to: file, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["recognize", "--context", file.path, "Audio/demo/stop.wav"])
+        #expect(result.status == 78)
+        #expect(result.stderr.hasPrefix("heed: \(file.path):3:"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func pronunciationFiles() throws {
+        let corpus = "../shared/corpus/pocketsphinx-test-data"
+        // A good CMUdict file adds (or adds alternates for) its words.
+        #expect(try CLI.run(["recognize", "--dict", "\(corpus)/turtle.dic", "Audio/demo/stop.wav"]).status == 0)
+        let bad = try CLI.run(["recognize", "--dict", "\(corpus)/defective.dic", "Audio/demo/stop.wav"])
+        #expect(bad.status == 78)
+        #expect(bad.stderr.contains("defective.dic:1: 'go' uses a phone the acoustic model does not have: 'g'"))
+    }
+}
