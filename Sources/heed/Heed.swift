@@ -6,9 +6,9 @@ struct HeedCommand: ParsableCommand {
         commandName: "heed",
         abstract: "Offline voice commands: recordings and microphones in, intents out.",
         discussion: """
-            Exit codes follow sysexits: 64 usage, 65 bad audio, 66 cannot open input, 77 not \
-            authorized (see `heed auth`), \
-            70 internal error, 78 missing model or bad grammar.
+            Exit codes follow sysexits: 64 usage, 65 bad audio or context, 66 cannot open input, \
+            69 capture device unavailable, 70 internal error, 77 not authorized (see `heed auth`), \
+            78 configuration (model, dictionary, grammar, context, app manifest or policy).
             """,
         subcommands: [Recognize.self, Listen.self, Devices.self, ContextCommand.self, Auth.self]
     )

@@ -16,6 +16,7 @@ struct Recognize: ParsableCommand {
             Examples:
               heed recognize Audio/demo/stop.wav
               heed recognize Audio/demo/*.wav --json
+              heed recognize --context Models/contexts/coffee.yml Audio/coffee/orderDrink-01-en-us.wav
               sox in.wav -t raw -r 16000 -c 1 -e signed -b 16 - | heed recognize -
             """
     )
