@@ -10,8 +10,9 @@ struct Recognize: ParsableCommand {
             converted to the model's rate, split into utterances where the speaker pauses, and \
             decoded against the active commands. `-` reads raw 16 kHz mono S16LE from stdin.
 
-            Built-in commands: start, stop, pause, resume, done, cancel. Speech that is not a \
-            command is reported with "understood": false.
+            Built-in commands: start, stop, pause, resume, done, cancel; --context adds intents \
+            with slots from Rhino-format YAML. Speech that is not a command is reported with \
+            "understood": false.
 
             Examples:
               heed recognize Audio/demo/stop.wav
