@@ -6,7 +6,7 @@ APT_PACKAGES := pkg-config libasound2-dev libpocketsphinx-dev libsphinxbase-dev 
                 pocketsphinx espeak-ng sox
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
 
-.PHONY: all deps build release demo test clean fixtures
+.PHONY: all deps build release demo test bench clean fixtures
 
 all: build
 
@@ -43,6 +43,10 @@ demo: release
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Speed, latency and memory beside plain PocketSphinx (takes about four minutes; not part of CI).
+bench: release
+	python3 scripts/bench.py
 
 # Regenerates the synthetic recordings (they are committed; see Audio/make-fixtures.sh).
 fixtures: deps

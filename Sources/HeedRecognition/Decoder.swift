@@ -40,7 +40,9 @@ public struct DecoderConfiguration: Sendable, Equatable {
             // Measured on Audio/builtins: the built-in noise removal costs accuracy on clean speech
             // (54/60 without, 49/60 with). Noise handling is revisited with noisy suites.
             "-remove_noise": "no",
+            // Silence may sit between words and around the phrase.
             "-fsgusefiller": "yes",
+            // N-best lists (for confidence) come from the lattice best-path search builds.
             "-bestpath": "yes",
         ]
     }
@@ -66,10 +68,6 @@ public struct Hypothesis: Equatable, Sendable {
     public var words: [WordSegment]
     /// Path score, in the decoder's log base.
     public var score: Int32
-    /// Acoustic log-likelihood of the best path (natural log), fillers included.
-    public var acousticScore: Double
-    /// Posterior probability of the best path in the lattice, 0...1.
-    public var posterior: Double
     /// The N-best list from the lattice, best first (the best path itself included).
     public var alternatives: [Alternative]
     public var frameCount: Int
@@ -271,27 +269,18 @@ public final class Decoder {
         var score: Int32 = 0
         let frames = Int(ps_get_n_frames(decoder))
         guard ps_get_hyp(decoder, &score) != nil else {
-            return Hypothesis(words: [], score: 0, acousticScore: -.infinity, posterior: 0, alternatives: [], frameCount: frames)
+            return Hypothesis(words: [], score: 0, alternatives: [], frameCount: frames)
         }
-        let logProbability = ps_get_prob(decoder)
-        let posterior = min(1, max(0, logmath_exp(ps_get_logmath(decoder), logProbability)))
         var words: [WordSegment] = []
-        var acoustic = 0
         var segment = ps_seg_iter(decoder)
         while let current = segment {
             var start: Int32 = 0, end: Int32 = 0
             ps_seg_frames(current, &start, &end)
-            var acousticPart: Int32 = 0, languagePart: Int32 = 0, backoff: Int32 = 0
-            _ = ps_seg_prob(current, &acousticPart, &languagePart, &backoff)
-            acoustic += Int(acousticPart)
             let word = String(cString: ps_seg_word(current))
             words.append(WordSegment(word: word, startFrame: Int(start), endFrame: Int(end), isFiller: Self.isFiller(word)))
             segment = ps_seg_next(current)  // frees the iterator at the end
         }
-        let alternatives = nBest(limit: Self.alternativesKept)
-        let acousticScore = logmath_log_to_ln(ps_get_logmath(decoder), Int32(clamping: acoustic))
-        return Hypothesis(words: words, score: score, acousticScore: acousticScore, posterior: posterior,
-                          alternatives: alternatives, frameCount: frames)
+        return Hypothesis(words: words, score: score, alternatives: nBest(limit: Self.alternativesKept), frameCount: frames)
     }
 
     /// How many N-best hypotheses an utterance keeps (enough to see the nearest competitors).

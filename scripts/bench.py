@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""`make bench`: Heed's decode cost, latency and memory, side by side with plain PocketSphinx.
+
+Prints one table. Figures go to BENCHMARKS.md by hand, with the machine they came from.
+Usage: scripts/bench.py [--quick]   (--quick: 30 utterances of latency instead of 100)
+"""
+import glob, json, os, statistics, subprocess, sys, tempfile, time, wave
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+heed = os.path.join(root, ".build/release/heed")
+model = "/usr/share/pocketsphinx/model/en-us"
+corpus = os.path.join(os.path.dirname(root), "shared/corpus/pocketsphinx-test-data")
+quick = "--quick" in sys.argv
+work = tempfile.mkdtemp(prefix="heed-bench-")
+# A test rig: temporary decisions and the test-rig policy, never the user's own.
+env = dict(os.environ, HEED_STATE_DIR=os.path.join(work, "state"), HEED_POLICY=os.path.join(root, "Models/test-rig.policy.yml"))
+COMMANDS = ["start", "stop", "pause", "resume", "done", "cancel"]
+
+
+def timed(cmd, **kw):
+    """Runs cmd under GNU time; returns (stdout, wall s, cpu s, peak RSS MB)."""
+    stats = os.path.join(work, "time.txt")
+    out = subprocess.run(["/usr/bin/time", "-o", stats, "-f", "%e %U %S %M", *cmd], capture_output=True, text=True, **kw)
+    wall, user, system, rss = open(stats).read().split()[-4:]
+    return out.stdout, float(wall), float(user) + float(system), int(rss) / 1024
+
+
+def duration(path):
+    with wave.open(path) as w:
+        return w.getnframes() / w.getframerate()
+
+
+def expected(path):
+    name = os.path.basename(path).split("-")[0]
+    return name if name in COMMANDS else None
+
+
+def score(results):
+    """results: {path: [intent or None for each understood utterance]} -> (accepted, positives, false, negatives)."""
+    acc = pos = fa = neg = 0
+    for path, got in results.items():
+        want = expected(path)
+        if want is None:
+            neg += 1
+            fa += bool(got)
+        else:
+            pos += 1
+            acc += got == [want]
+    return acc, pos, fa, neg
+
+
+# 1. Decode cost on the same files, same model, same six-word grammar; interleaved A B A B.
+files = sorted(glob.glob(os.path.join(root, "Audio/builtins/*.wav")))
+audio_seconds = sum(duration(f) for f in files)
+gram = os.path.join(work, "commands.gram")
+open(gram, "w").write("#JSGF V1.0;\ngrammar commands;\npublic <c> = " + " | ".join(COMMANDS) + ";\n")
+ctl = os.path.join(work, "files.ctl")
+open(ctl, "w").write("".join(os.path.relpath(f, root)[:-4] + "\n" for f in files))
+hyp = os.path.join(work, "batch.hyp")
+batch = ["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", root, "-cepext", ".wav", "-ctl", ctl,
+         "-hmm", os.path.join(model, "en-us"), "-dict", os.path.join(model, "cmudict-en-us.dict"), "-jsgf", gram,
+         "-hyp", hyp, "-logfn", "/dev/null"]
+runs = {"heed": [], "batch": []}
+heed_results = {}
+for _ in range(2):
+    out, wall, cpu, rss = timed([heed, "recognize", "--json", *files], env=env)
+    runs["heed"].append((cpu, rss))
+    heed_results = {f: [] for f in files}
+    for line in out.splitlines():
+        item = json.loads(line)
+        if item["understood"]:
+            heed_results[item["file"]].append(item["intent"])
+    _, wall, cpu, rss = timed(batch)
+    runs["batch"].append((cpu, rss))
+batch_results = {f: [] for f in files}
+for line in open(hyp):
+    text, _, rest = line.rpartition(" (")
+    name = rest.split()[0]
+    path = os.path.join(root, name + ".wav")
+    if path in batch_results and text.strip():
+        batch_results[path] = [text.strip()]
+model_load = timed([heed, "context", "check", os.path.join(root, "Models/contexts/lights.yml")])[1]
+
+# 2. Latency: end of speech to intent event, on paced live input (heed listen --input).
+count = 30 if quick else 100
+positives = [f for f in files if expected(f)]
+chosen = [positives[i % len(positives)] for i in range(count)]
+long_wav = os.path.join(work, "commands.wav")
+with wave.open(long_wav, "wb") as out:
+    out.setnchannels(1); out.setsampwidth(2); out.setframerate(16000)
+    for f in chosen:
+        with wave.open(f) as w:
+            out.writeframes(w.readframes(w.getnframes()))
+started = time.time()
+out, wall, cpu, listen_rss = timed([heed, "listen", "--json", "--input", long_wav], env=env)
+events = [json.loads(l) for l in out.splitlines()]
+listening = next(e for e in events if e["event"] == "listening")
+latencies = [(e["timestamp"] - listening["timestamp"] - e["end"]) * 1000 for e in events if e["event"] in ("intent", "not-understood")]
+stopped = events[-1]
+startup = listening["timestamp"] - started
+
+# Idle: 30 s of room noise only.
+noise = os.path.join(work, "noise.wav")
+subprocess.run(["sox", "-q", "-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", "30", "pinknoise", "vol", "0.002"], check=True)
+_, idle_wall, idle_cpu, _ = timed([heed, "listen", "--json", "--input", noise], env=env)
+
+# 3. Context compile: a large generated context (100 expressions), against the smallest one.
+words = ["red", "green", "blue", "white", "black", "brown", "gray", "pink", "orange", "yellow",
+         "kitchen", "garden", "hallway", "office", "garage", "bedroom", "bathroom", "attic", "porch", "cellar"]
+big = os.path.join(work, "big.yml")
+with open(big, "w") as f:
+    f.write("context:\n  expressions:\n")
+    for n in range(100):
+        f.write(f"    intent{n}:\n      - \"[turn, make, set, switch] (the) $a:x [on, off, up, down] $b:y (the) [lights, lamp, fan, heater] $c:z [now, please, quickly, today]\"\n")
+    f.write("  slots:\n" + "".join(f"    {s}: [{', '.join(words)}]\n" for s in "abc"))
+big_check = timed([heed, "context", "check", big])[1]
+
+h_acc, h_pos, h_fa, h_neg = score(heed_results)
+b_acc, b_pos, b_fa, b_neg = score(batch_results)
+h_cpu = statistics.median(c for c, _ in runs["heed"])
+b_cpu = statistics.median(c for c, _ in runs["batch"])
+q = statistics.quantiles(latencies, n=20)
+print(f"machine: {os.uname().nodename} {os.uname().machine}, {os.cpu_count()} cores")
+print(f"decode set: Audio/builtins, {len(files)} files, {audio_seconds:.1f} s of audio, one process each, median of 2 interleaved runs")
+print("")
+print("| | heed recognize | pocketsphinx_batch (same model, six-word JSGF) |")
+print("| --- | --- | --- |")
+print(f"| CPU s per audio s | {h_cpu / audio_seconds:.4f} | {b_cpu / audio_seconds:.4f} |")
+print(f"| ratio | {h_cpu / b_cpu:.2f}x | 1x |")
+print(f"| commands accepted | {h_acc}/{h_pos} | {b_acc}/{b_pos} |")
+print(f"| false acceptance | {h_fa}/{h_neg} | {b_fa}/{b_neg} |")
+print(f"| peak RSS | {max(r for _, r in runs['heed']):.1f} MB | {max(r for _, r in runs['batch']):.1f} MB |")
+print("")
+print(f"latency, end of last word to intent event, heed listen --input, {len(latencies)} utterances:")
+print(f"  p50 {statistics.median(latencies):.0f} ms, p95 {q[18]:.0f} ms, max {max(latencies):.0f} ms "
+      f"(includes the {0.3 * 1000:.0f} ms of trailing silence that ends an utterance)")
+print(f"listen: peak RSS {listen_rss:.1f} MB, CPU {100 * cpu / wall:.1f} % of one core while commands are spoken, "
+      f"{100 * idle_cpu / idle_wall:.1f} % in 30 s of room noise; dropped samples {stopped.get('droppedSamples')}")
+print(f"start-up to listening: {startup:.2f} s; model load alone (heed context check, small context): {model_load:.2f} s")
+print(f"context compile, 100 expressions of ~4e9 sentences each (heed context check, model load included): {big_check:.2f} s")
