@@ -16,6 +16,8 @@ public enum ListenEvent: Sendable, Equatable {
     case speechStart(time: Double)
     /// An utterance ended: an intent, or speech that was not understood.
     case utterance(Utterance)
+    /// The input level over the last tenth of a second, in dBFS (for a meter).
+    case level(dBFS: Double)
     /// Audio was lost: the decoder fell behind the ring (samples), or the device overran.
     case overrun(droppedSamples: Int, deviceOverruns: Int)
     /// Listening ended; `error` is nil when it ended normally (input over, or asked to stop).
@@ -58,6 +60,8 @@ public final class Listener {
         var resampler = Resampler(from: producer.rate, to: recognizer.sampleRate)
         var interleaved: [Int16] = []
         var reportedDrops = 0, reportedOverruns = 0
+        var levelEnergy = 0.0, levelSamples = 0
+        let levelWindow = recognizer.sampleRate / 10
         var reason: HeedError?
         defer { producer.requestStop() }
         while true {
@@ -67,6 +71,13 @@ public final class Listener {
             if !interleaved.isEmpty {
                 let mono = Self.mixToMono(interleaved, channels: producer.channels)
                 let samples = resampler.isPassthrough ? mono : PCM.int16(from: resampler.process(PCM.float(from: mono)))
+                for sample in samples { levelEnergy += Double(sample) * Double(sample) }
+                levelSamples += samples.count
+                if levelSamples >= levelWindow {
+                    onEvent(.level(dBFS: 10 * log10(levelEnergy / Double(levelSamples) / (32768.0 * 32768.0) + 1e-12)))
+                    levelEnergy = 0
+                    levelSamples = 0
+                }
                 do {
                     for event in try stream.feedEvents(samples) {
                         switch event {

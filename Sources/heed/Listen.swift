@@ -107,13 +107,28 @@ struct Listen: ParsableCommand {
     }
 }
 
-/// Prints listen events: JSON Lines for programs, a line per event for people.
+/// Prints listen events: JSON Lines for programs; for people, a line per event under a live
+/// input level meter.
 struct EventWriter {
     let json: Bool
 
     func write(_ event: ListenEvent) {
+        if case .level(let db) = event {
+            // The meter redraws one line in place; JSON output has no level events.
+            if !json { FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + Self.meter(db)).utf8)) }
+            return
+        }
+        if !json { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
         print(line(for: event))
         fflush(nil)
+    }
+
+    /// "[#########-----------]  -32 dBFS", from -70 to -10 dBFS.
+    static func meter(_ db: Double) -> String {
+        let width = 30
+        let filled = max(0, min(width, Int(((db + 70) / 60 * Double(width)).rounded())))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            + String(format: "%4.0f dBFS", max(-99, db))
     }
 
     func line(for event: ListenEvent) -> String {
@@ -132,6 +147,8 @@ struct EventWriter {
             } else {
                 line = UtteranceWriter(json: false).humanLine(utterance, source: "")
             }
+        case .level(let db):
+            line = json ? "{\"event\":\"level\",\"timestamp\":\(timestamp),\"dBFS\":\(JSON.number(db, decimals: 1))}" : Self.meter(db)
         case .overrun(let dropped, let overruns):
             line = json ? "{\"event\":\"overrun\",\"timestamp\":\(timestamp),\"droppedSamples\":\(dropped),\"deviceOverruns\":\(overruns)}"
                 : "overrun: \(dropped) samples dropped so far, \(overruns) device overruns"

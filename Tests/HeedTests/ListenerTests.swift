@@ -16,6 +16,7 @@ import Testing
             case .speechStart: kinds.append("speech-start")
             case .utterance(let utterance): kinds.append("utterance"); if let intent = utterance.intent { intents.append(intent.name) }
             case .overrun: kinds.append("overrun")
+            case .level(let db): #expect(db <= 0 && db > -130)
             case .stopped(let error, _, let dropped, _):
                 kinds.append("stopped")
                 #expect(error == nil)
