@@ -28,8 +28,11 @@ public struct RecognizerOptions: Sendable {
     public var garbageWordPenalty = 1e-6
     /// Probability of each phone on the catch-all non-command path (a phone loop).
     public var garbagePhonePenalty = 1e-8
-    /// Below this posterior, a decoded command is reported as not understood.
+    /// Below this confidence, a decoded command is reported as not understood.
     public var minConfidence = 0.0
+    /// How often a stream reports what the speech so far sounds like (nil: never). Each partial
+    /// decodes the utterance so far again, so it costs CPU while the person speaks.
+    public var partialInterval: Double?
 
     public init() {}
 }
@@ -161,19 +164,29 @@ public final class CommandRecognizer {
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int) throws(HeedError) -> Utterance? {
+        interpret(try decode(samples), startSample: startSample, sampleCount: samples.count)
+    }
+
+    /// What the speech so far sounds like, for live feedback: the utterance up to now decoded the
+    /// same way (a separate pass, so the final result is unaffected), command words only.
+    func partialTranscript(_ samples: ArraySlice<Int16>) throws(HeedError) -> String {
+        guard case .commands(let commands, let contexts) = vocabulary else { return try decode(samples).text }
+        let known = Set(commands.phrases.joined()).union(contexts.flatMap(\.vocabulary))
+        return try decode(samples).spokenWords.map { Self.baseWord($0.word) }.filter(known.contains).joined(separator: " ")
+    }
+
+    private func decode(_ samples: ArraySlice<Int16>) throws(HeedError) -> Hypothesis {
         try checkAuthorization()
         samplesDecoded += samples.count
-        let hypothesis: Hypothesis
         do {
             try decoder.startUtterance()
             try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in
                 try decoder.process(buffer, wholeUtterance: true)
             }
-            hypothesis = try decoder.endUtterance()
+            return try decoder.endUtterance()
         } catch {
             throw HeedError(error)
         }
-        return interpret(hypothesis, startSample: startSample, sampleCount: samples.count)
     }
 
     /// Ends the utterance that began at `startSample` and interprets what was heard, or returns

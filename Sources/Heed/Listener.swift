@@ -14,6 +14,8 @@ public enum ListenEvent: Sendable, Equatable {
     case listening(source: String, format: String)
     /// Speech began at this many seconds of stream time.
     case speechStart(time: Double)
+    /// What the speech so far sounds like (only with `RecognizerOptions.partialInterval`).
+    case partial(time: Double, transcript: String)
     /// An utterance ended: an intent, or speech that was not understood.
     case utterance(Utterance)
     /// The input level over the last tenth of a second, in dBFS (for a meter).
@@ -82,6 +84,7 @@ public final class Listener {
                     for event in try stream.feedEvents(samples) {
                         switch event {
                         case .speechStart(let time): onEvent(.speechStart(time: time))
+                        case .partial(let text): onEvent(.partial(time: Double(stream.position) / Double(recognizer.sampleRate), transcript: text))
                         case .utterance(let utterance): onEvent(.utterance(utterance))
                         }
                     }

@@ -12,6 +12,8 @@ public struct UtteranceStream {
     /// Samples already given to the endpointer (whole frames only).
     private var endpointed = 0
     private var utteranceStart: Int?
+    private var lastPartial = 0
+    private var lastPartialText = ""
 
     init(recognizer: CommandRecognizer) {
         self.recognizer = recognizer
@@ -29,6 +31,8 @@ public struct UtteranceStream {
     public enum Event: Equatable, Sendable {
         /// Speech began this many seconds into the stream (the endpointer's onset, before pre-roll).
         case speechStart(Double)
+        /// The words heard so far in the current utterance (with `partialInterval` set).
+        case partial(String)
         case utterance(Utterance)
     }
 
@@ -45,12 +49,20 @@ public struct UtteranceStream {
             switch event {
             case .speechStart(let at):
                 utteranceStart = max(at, historyStart)
+                lastPartial = endpointed
+                lastPartialText = ""
                 let onset = endpointed - Int(configuration.minSpeech * Double(recognizer.sampleRate))
                 events.append(.speechStart(Double(onset) / Double(recognizer.sampleRate)))
             case .speechEnd(let at):
                 if let utterance = try decode(upTo: at) { events.append(.utterance(utterance)) }
             case nil:
-                break
+                if let start = utteranceStart, let interval = recognizer.options.partialInterval,
+                   endpointed - lastPartial >= Int(interval * Double(recognizer.sampleRate)) {
+                    lastPartial = endpointed
+                    let text = try recognizer.partialTranscript(history[(start - historyStart)..<(endpointed - historyStart)])
+                    if !text.isEmpty && text != lastPartialText { events.append(.partial(text)) }
+                    lastPartialText = text
+                }
             }
         }
         if utteranceStart == nil {

@@ -10,9 +10,10 @@ struct Listen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Listen to a microphone (or a paced recording) and print each command as it is spoken.",
         discussion: """
-            Prints JSON lines (on a terminal, readable lines) for the events listening, \
-            speech-start, intent, not-understood, overrun, error and stopped, each with its stream \
-            time and a Unix timestamp. Ctrl-C stops cleanly and prints the counts.
+            Prints JSON lines (on a terminal, readable lines under a live level meter) for the \
+            events listening, speech-start, partial, intent, not-understood, overrun, error and \
+            stopped, each with its stream time and a Unix timestamp. Ctrl-C stops cleanly and \
+            prints the counts.
 
             Needs the microphone and speech-recognition permissions (see `heed auth`); with \
             --input only speech recognition, since no device is opened.
@@ -36,6 +37,9 @@ struct Listen: ParsableCommand {
     @Option(help: ArgumentHelp("Audio the ring buffer holds while the decoder is busy.", valueName: "SECONDS"))
     var buffer = 2.0
 
+    @Option(help: ArgumentHelp("Report the words heard so far this often while someone speaks; 0 turns partials off (each one decodes the speech so far again).", valueName: "SECONDS"))
+    var partials = 0.4
+
     @Flag(inversion: .prefixedNo, help: "JSON Lines output (default when stdout is not a terminal).")
     var json: Bool?
 
@@ -48,6 +52,7 @@ struct Listen: ParsableCommand {
     func validate() throws {
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
         if !(0.1...600).contains(buffer) { throw ValidationError("--buffer must be between 0.1 and 600 seconds") }
+        if partials < 0 { throw ValidationError("--partials must be 0 (off) or a positive interval") }
     }
 
     func run() throws {
@@ -72,6 +77,7 @@ struct Listen: ParsableCommand {
         let vocabulary = try vocabularyOptions.vocabulary()
         var options = RecognizerOptions()
         vocabularyOptions.apply(to: &options)
+        options.partialInterval = partials > 0 ? partials : nil
         do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech) } catch {
             Terminal.error(error.message)
             throw ExitCode(error.exitCode)
@@ -147,6 +153,9 @@ struct EventWriter {
             } else {
                 line = UtteranceWriter(json: false).humanLine(utterance, source: "")
             }
+        case .partial(let time, let transcript):
+            line = json ? "{\"event\":\"partial\",\"time\":\(JSON.number(time)),\"timestamp\":\(timestamp),\"transcript\":\(JSON.string(transcript))}"
+                : String(format: "%7.2f  ", time) + transcript + " ..."
         case .level(let db):
             line = json ? "{\"event\":\"level\",\"timestamp\":\(timestamp),\"dBFS\":\(JSON.number(db, decimals: 1))}" : Self.meter(db)
         case .overrun(let dropped, let overruns):

@@ -49,6 +49,20 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: rig.captured.path))
     }
 
+    @Test func partialsShowTheWordsSoFar() throws {
+        let rig = try rig(input: Fixtures.audio.appendingPathComponent("coffee/orderDrink-05-en-us.wav"))
+        let result = try CLI.run(["listen", "--device", "heedtest", "--duration", "4.9", "--buffer", "10",
+                                  "--context", "Models/contexts/coffee.yml", "--no-builtins"], environment: ["HOME": rig.home.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let all = try events(result.stdout)
+        let partials = all.filter { $0["event"] as? String == "partial" }.compactMap { $0["transcript"] as? String }
+        let final = all.first { $0["event"] as? String == "intent" }?["transcript"] as? String ?? ""
+        #expect(!partials.isEmpty)
+        // Each partial grows toward what was finally heard.
+        #expect(partials.allSatisfy { final.hasPrefix($0) }, "\(partials) vs \(final)")
+        #expect(zip(partials, partials.dropFirst()).allSatisfy { $0.count < $1.count })
+    }
+
     @Test func execRunsACommandPerIntentInOrder() throws {
         let rig = try rig(input: Fixtures.demo.appendingPathComponent("start-pause-stop.wav"))
         let log = rig.home.appendingPathComponent("acted.txt")

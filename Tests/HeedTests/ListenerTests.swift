@@ -14,6 +14,7 @@ import Testing
             switch event {
             case .listening: kinds.append("listening")
             case .speechStart: kinds.append("speech-start")
+            case .partial(_, let transcript): kinds.append("partial"); #expect(!transcript.isEmpty)
             case .utterance(let utterance): kinds.append("utterance"); if let intent = utterance.intent { intents.append(intent.name) }
             case .overrun: kinds.append("overrun")
             case .level(let db): #expect(db <= 0 && db > -130)
