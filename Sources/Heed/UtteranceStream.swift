@@ -1,7 +1,7 @@
 import HeedAudio
 
 /// Decoding of one continuous stream: feed samples as they arrive, get utterances as their
-/// ends are detected. Files, stdin and (later) the microphone all go through this.
+/// ends are detected. Files, stdin and the microphone (through `Listener`) all go through this.
 public struct UtteranceStream {
     private let recognizer: CommandRecognizer
     private var endpointer: Endpointer
@@ -36,7 +36,8 @@ public struct UtteranceStream {
         case utterance(Utterance)
     }
 
-    /// Like `feed`, and also reports where speech starts (for live feedback).
+    /// Like `feed`, and also reports where speech starts and, with `partialInterval`, the words
+    /// heard so far (for live feedback).
     public mutating func feedEvents(_ samples: [Int16]) throws(HeedError) -> [Event] {
         history.append(contentsOf: samples)
         var events: [Event] = []
