@@ -67,6 +67,17 @@ for phrase in "${negatives[@]}"; do
 done
 
 
+{
+    echo "# Expected outcome of each recording: the built-in commands. Made by make-fixtures.sh."
+    echo "files:"
+    for file in $(cd builtins && ls *.wav); do
+        case $file in
+            none-*) echo "  $file: {understood: false}" ;;
+            *) echo "  $file: {intent: ${file%%-*}}" ;;
+        esac
+    done
+} > builtins/suite.yml
+
 # Coffee context suite (Models/contexts/coffee.yml): phrases with their intents and slots, in
 # three voices, plus speech that is not an order. suite.yml lists what each file must give.
 rm -rf coffee && mkdir -p coffee

@@ -81,18 +81,14 @@ public struct Context: Sendable {
                                 text: line - 1 < lines.count ? lines[line - 1] : nil)
         }
         let root: Node?
-        do { root = try Yams.compose(yaml: yaml) } catch let error as YamlError {
-            if case .scanner(_, let problem, let mark, _) = error {
-                throw ContextError(file: source, line: mark.line, column: mark.column, message: "YAML error: \(problem)",
-                                   text: mark.line - 1 < lines.count ? lines[mark.line - 1] : nil)
-            }
-            if case .parser(_, let problem, let mark, _) = error {
-                throw ContextError(file: source, line: mark.line, column: mark.column, message: "YAML error: \(problem)",
-                                   text: mark.line - 1 < lines.count ? lines[mark.line - 1] : nil)
-            }
-            throw ContextError(file: source, line: 0, column: 0, message: "YAML error: \(error)")
-        } catch {
-            throw ContextError(file: source, line: 0, column: 0, message: "YAML error: \(error)")
+        do { root = try Yams.compose(yaml: yaml) } catch {
+            // Scanner and parser errors say where; anything else cannot be placed.
+            var place: (problem: String, mark: Mark)?
+            if case .scanner(_, let problem, let mark, _)? = error as? YamlError { place = (problem, mark) }
+            if case .parser(_, let problem, let mark, _)? = error as? YamlError { place = (problem, mark) }
+            guard let place else { throw ContextError(file: source, line: 0, column: 0, message: "YAML error: \(error)") }
+            throw ContextError(file: source, line: place.mark.line, column: place.mark.column, message: "YAML error: \(place.problem)",
+                               text: place.mark.line - 1 < lines.count ? lines[place.mark.line - 1] : nil)
         }
         guard let context = root?.mapping?["context"], let body = context.mapping else {
             throw fail("expected a top-level `context:` with `expressions:`", root)
