@@ -167,7 +167,7 @@ struct EventWriter {
                 lines.append(json ? "{\"event\":\"error\",\"timestamp\":\(timestamp),\"message\":\(JSON.string(error.message))}" : "error: \(error.message)")
             }
             lines.append(json ? "{\"event\":\"stopped\",\"time\":\(JSON.number(seconds)),\"timestamp\":\(timestamp),\"seconds\":\(JSON.number(seconds)),\"droppedSamples\":\(dropped),\"deviceOverruns\":\(overruns)}"
-                : String(format: "stopped after %.1f s: %d samples dropped, %d device overruns", seconds, dropped, overruns))
+                : "stopped after \(String(format: "%.1f", seconds)) s: \(dropped) samples dropped, \(overruns) device overruns")
             line = lines.joined(separator: "\n")
         }
         return line

@@ -89,8 +89,9 @@ struct TestCommand: ParsableCommand {
             }
         }
         let rate = positives > 0 ? Double(accepted) / Double(positives) : 1
-        print(String(format: "accepted %d/%d (%.1f %%), false acceptance %d/%d (%.1f %%), %d entries with errors",
-                     accepted, positives, 100 * rate, falseAccepts, negatives, negatives > 0 ? 100 * Double(falseAccepts) / Double(negatives) : 0, broken))
+        let falseRate = negatives > 0 ? Double(falseAccepts) / Double(negatives) : 0
+        print("accepted \(accepted)/\(positives) (\(String(format: "%.1f", 100 * rate)) %), "
+              + "false acceptance \(falseAccepts)/\(negatives) (\(String(format: "%.1f", 100 * falseRate)) %), \(broken) entries with errors")
         let allHeld = accepted == positives && falseAccepts == 0 && broken == 0
         if !allHeld && !(minAccept.map { rate >= $0 } ?? false) { throw ExitCode(1) }
     }
