@@ -50,6 +50,8 @@ public final class CommandRecognizer {
     public private(set) var samplesDecoded = 0
     private let decoder: Decoder
     private var vocabulary: Vocabulary
+    /// Every word a command or context can produce; anything else decoded is garbage.
+    private var commandWords: Set<String> = []
     static let phoneWordPrefix = "~"
     static let commandSearch = "commands"
 
@@ -68,7 +70,8 @@ public final class CommandRecognizer {
         if case .commands(let commands, let contexts) = vocabulary {
             let spelled = try ContextCompiler.prepare(contexts, for: decoder)
             self.vocabulary = .commands(commands, contexts: spelled)
-            grammar = Self.grammar(for: commands, contexts: spelled, decoder: decoder, options: options)
+            commandWords = Set(commands.phrases.joined()).union(spelled.flatMap(\.vocabulary))
+            grammar = Self.grammar(for: commands, contexts: spelled, commandWords: commandWords, decoder: decoder, options: options)
         }
         do {
             switch vocabulary {
@@ -86,11 +89,10 @@ public final class CommandRecognizer {
 
     /// The command phrases, plus two ways out for speech that is not a command: a loop of common
     /// words, and a loop of single phones for anything else.
-    static func grammar(for commands: CommandSet, contexts: [Context], decoder: Decoder, options: RecognizerOptions) -> Grammar {
+    static func grammar(for commands: CommandSet, contexts: [Context], commandWords: Set<String>, decoder: Decoder, options: RecognizerOptions) -> Grammar {
         var grammar = Grammar()
         for phrase in commands.phrases { grammar.addPhrase(phrase) }
         for context in contexts { ContextCompiler.add(context, to: &grammar) }
-        let commandWords = Set(commands.phrases.joined()).union(contexts.flatMap(\.vocabulary))
         let commandPhones = commandWords.compactMap { decoder.pronunciation(of: $0)?.split(separator: " ") }
         let garbageWords = GarbageWords.english.filter { word in
             guard let phones = decoder.pronunciation(of: word)?.split(separator: " ") else { return false }
@@ -170,9 +172,8 @@ public final class CommandRecognizer {
     /// What the speech so far sounds like, for live feedback: the utterance up to now decoded the
     /// same way (a separate pass, so the final result is unaffected), command words only.
     func partialTranscript(_ samples: ArraySlice<Int16>) throws(HeedError) -> String {
-        guard case .commands(let commands, let contexts) = vocabulary else { return try decode(samples).text }
-        let known = Set(commands.phrases.joined()).union(contexts.flatMap(\.vocabulary))
-        return try decode(samples).spokenWords.map { Self.baseWord($0.word) }.filter(known.contains).joined(separator: " ")
+        guard case .commands = vocabulary else { return try decode(samples).text }
+        return try decode(samples).spokenWords.map { Self.baseWord($0.word) }.filter(commandWords.contains).joined(separator: " ")
     }
 
     private func decode(_ samples: ArraySlice<Int16>) throws(HeedError) -> Hypothesis {
