@@ -56,6 +56,6 @@ let package = Package(
         .testTarget(name: "HeedAuthorizationTests", dependencies: ["HeedAuthorization", "HeedTestSupport"]),
         .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedTestSupport", .product(name: "Yams", package: "Yams")]),
         // Runs the built `heed` executable as a user would.
-        .testTarget(name: "HeedCLITests", dependencies: ["heed", "HeedTestSupport"]),
+        .testTarget(name: "HeedCLITests", dependencies: ["heed", "HeedTestSupport"], exclude: ["Resources"]),
     ]
 )

@@ -7,15 +7,24 @@ import Yams
 /// ```yaml
 /// contexts: [../../Models/contexts/coffee.yml]   # relative to the suite
 /// builtins: false                                 # default true
+/// # grammar: cards.gram                           # or a plain JSGF grammar (transcripts only)
 /// files:
 ///   order.wav: {intent: orderDrink, slots: {size: large}}
 ///   two.wav: [{intent: start}, {intent: stop}]    # several utterances, in order
 ///   chatter.wav: {understood: false}
+///   said.wav: {transcript: "go forward ten meters"} # scored by word error rate
 /// ```
+/// File names are relative to the suite and may point outside it (`../../shared/x.wav`).
 public struct TestSuite: Sendable {
-    /// What one utterance must be: an intent with exactly these slots, or not understood.
+    /// What one utterance must be: an intent with exactly these slots, and/or these words.
     public struct Expectation: Equatable, Sendable {
         public var intent: Intent?
+        public var transcript: String?
+
+        public init(intent: Intent? = nil, transcript: String? = nil) {
+            self.intent = intent
+            self.transcript = transcript
+        }
     }
 
     public struct Entry: Sendable {
@@ -24,11 +33,17 @@ public struct TestSuite: Sendable {
         public var expected: [Expectation]
         /// A problem with the entry itself (the suite runs the rest).
         public var problem: String?
+
+        /// A negative: speech (or noise) that must not become a command.
+        public var isNegative: Bool { expected.isEmpty }
     }
 
     public var directory: URL
+    /// The suite's name in reports: its directory's name.
+    public var name: String { directory.lastPathComponent }
     public var contexts: [URL]
     public var builtins: Bool
+    public var grammar: URL?
     public var entries: [Entry]
 
     public init(directory: URL) throws(HeedError) {
@@ -48,6 +63,10 @@ public struct TestSuite: Sendable {
         }
         contexts = (root["contexts"] as? [String] ?? []).map { directory.appendingPathComponent($0).standardizedFileURL }
         builtins = root["builtins"] as? Bool ?? true
+        grammar = (root["grammar"] as? String).map { directory.appendingPathComponent($0).standardizedFileURL }
+        if grammar != nil && !contexts.isEmpty {
+            throw HeedError(.badInput, "\(manifest.path): `grammar` cannot be combined with `contexts`")
+        }
         guard let files = root["files"] as? [String: Any], !files.isEmpty else {
             throw HeedError(.badInput, "\(manifest.path): `files` must map recordings to their expected outcomes")
         }
@@ -57,13 +76,35 @@ public struct TestSuite: Sendable {
             for item in items {
                 guard let fields = item as? [String: Any] else { entry.problem = "each expectation is a mapping"; break }
                 if fields["understood"] as? Bool == false { continue }
-                guard let intent = fields["intent"] as? String else { entry.problem = "needs `intent:` or `understood: false`"; break }
-                let slots = (fields["slots"] as? [String: Any] ?? [:]).mapValues { "\($0)" }
-                entry.expected.append(Expectation(intent: Intent(name: intent, slots: slots)))
+                let transcript = fields["transcript"].map { "\($0)" }
+                let intent = (fields["intent"] as? String).map { name in
+                    Intent(name: name, slots: (fields["slots"] as? [String: Any] ?? [:]).mapValues { "\($0)" })
+                }
+                guard intent != nil || transcript != nil else { entry.problem = "needs `intent:`, `transcript:` or `understood: false`"; break }
+                entry.expected.append(Expectation(intent: intent, transcript: transcript))
             }
             if !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) { entry.problem = "no such file" }
             return entry
         }
+    }
+
+    /// What the suite listens for. Loads its contexts and checks every expectation against the
+    /// intents and slots they can produce, marking entries that name an unknown one.
+    public mutating func loadVocabulary() throws(HeedError) -> Vocabulary {
+        if let grammar {
+            for index in entries.indices where entries[index].expected.contains(where: { $0.intent != nil }) {
+                entries[index].problem = entries[index].problem ?? "a plain grammar gives transcripts, not intents"
+            }
+            return .jsgf(grammar)
+        }
+        let loaded = try contexts.map { (url) throws(HeedError) -> Context in
+            do throws(ContextError) { return try Context(contentsOf: url) } catch { throw HeedError(.configuration, error.description) }
+        }
+        let commands: CommandSet = builtins ? .builtins : CommandSet()
+        var known = Dictionary(uniqueKeysWithValues: commands.intentNames.map { ($0, Set<String>()) })
+        for context in loaded { known.merge(context.slotNames) { $0.union($1) } }
+        checkAgainst(intents: known)
+        return .commands(commands, contexts: loaded)
     }
 
     /// Checks expectations against the intents and slots the loaded vocabulary can produce.

@@ -71,6 +71,11 @@ enum Terminal {
         FileHandle.standardError.write(Data("heed: \(message)\n".utf8))
     }
 
+    /// Text on stderr as it is, without a newline (progress bars).
+    static func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
     static func note(_ message: String) {
         FileHandle.standardError.write(Data("\(message)\n".utf8))
     }

@@ -5,15 +5,35 @@ import Heed
 struct TestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
-        abstract: "Run recorded-WAV regression suites and report acceptance and false acceptance.",
+        abstract: "Run recorded-WAV regression suites; write a manifest for new recordings.",
+        subcommands: [RunSuites.self, NewSuite.self],
+        defaultSubcommand: RunSuites.self
+    )
+}
+
+/// `heed test SUITE...`
+struct RunSuites: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run recorded-WAV regression suites and report acceptance, false acceptance and WER.",
         discussion: """
             A suite is a directory with WAV files and a suite.yml naming the contexts to load \
-            and, per file, the intent and slots each utterance must give, or understood: false. \
-            Every file goes through the same pipeline as `heed recognize` (the permission gate \
-            included). Exit 0 when every expectation holds, or when acceptance is at least \
-            --min-accept; 1 otherwise.
+            and, per file, the intent and slots each utterance must give, a transcript, or \
+            understood: false (see `heed test new`). Every file goes through the same pipeline \
+            as `heed recognize` (the permission gate included), on all cores.
 
-            Example: heed test Audio/builtins Audio/coffee --min-accept 0.85
+            Sweeps decode every file again under each condition: --noise mixes a noise \
+            recording in at each --snr (speech level measured on the loudest frames, the noise \
+            from a random offset with a fixed seed, so runs repeat exactly); --speed and --gain \
+            perturb the recording. A table gives the rates per condition; --plot draws them.
+
+            Exit 0 when, in every condition, every expectation holds, or acceptance is at least \
+            --min-accept and false acceptance at most --max-false-accept; 1 otherwise.
+
+            Examples:
+              heed test Audio/builtins Audio/coffee
+              heed test Audio/coffee --min-accept 0.85 --junit report.xml
+              heed test Audio/builtins --noise Audio/noise/babble.wav --snr 24,12,6 --plot snr.svg
             """
     )
 
@@ -22,10 +42,63 @@ struct TestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Pass when this share of positive expectations is met, even if some fail.", valueName: "0..1"))
     var minAccept: Double?
 
+    @Option(help: ArgumentHelp("Pass only when at most this share of negatives is taken for a command.", valueName: "0..1"))
+    var maxFalseAccept: Double?
+
+    @Option(help: ArgumentHelp("Mix this noise recording in (repeatable; needs --snr).", valueName: "FILE.wav"))
+    var noise: [String] = []
+
+    @Option(help: ArgumentHelp("Signal-to-noise ratios to sweep, in dB.", valueName: "DB,DB..."), transform: RunSuites.numbers)
+    var snr: [Double] = []
+
+    @Option(help: ArgumentHelp("Playback speeds to sweep (0.9 is 10 % slower).", valueName: "X,X..."), transform: RunSuites.numbers)
+    var speed: [Double] = []
+
+    @Option(help: ArgumentHelp("Gains to sweep, in dB.", valueName: "DB,DB..."), transform: RunSuites.numbers)
+    var gain: [Double] = []
+
+    @Flag(help: "Leave out the unperturbed run when sweeping.")
+    var noClean = false
+
+    @Option(help: ArgumentHelp("Decoding threads (default: one per core).", valueName: "N"))
+    var jobs: Int?
+
+    @Option(help: ArgumentHelp("Write the whole report as JSON.", valueName: "FILE"))
+    var json: String?
+
+    @Option(help: ArgumentHelp("Write a JUnit XML report (one test case per file and condition).", valueName: "FILE"))
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Draw acceptance and false acceptance per condition as SVG.", valueName: "FILE.svg"))
+    var plot: String?
+
+    @OptionGroup var tuning: TuningOptions
     @OptionGroup var appOptions: AppOptions
+
+    static func numbers(_ text: String) throws -> [Double] {
+        try text.split(separator: ",").map { part in
+            guard let value = Double(part.trimmingCharacters(in: .whitespaces)), value.isFinite else {
+                throw ValidationError("'\(part)' is not a number")
+            }
+            return value
+        }
+    }
 
     func validate() throws {
         if let minAccept, !(0...1).contains(minAccept) { throw ValidationError("--min-accept must be between 0 and 1") }
+        if let maxFalseAccept, !(0...1).contains(maxFalseAccept) { throw ValidationError("--max-false-accept must be between 0 and 1") }
+        if noise.isEmpty != snr.isEmpty { throw ValidationError("--noise and --snr go together") }
+        if let bad = snr.first(where: { !(-20...80).contains($0) }) { throw ValidationError("--snr \(bad) is outside -20...80 dB") }
+        if let bad = speed.first(where: { !(0.5...2).contains($0) }) { throw ValidationError("--speed \(bad) is outside 0.5...2") }
+        if let bad = gain.first(where: { !(-60...40).contains($0) }) { throw ValidationError("--gain \(bad) is outside -60...40 dB") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        let names = noise.map(Self.noiseName)
+        if Set(names).count != names.count { throw ValidationError("two --noise files share a name; rename one") }
+        if noClean && noise.isEmpty && speed.isEmpty && gain.isEmpty { throw ValidationError("--no-clean needs a sweep (--noise, --speed or --gain)") }
+    }
+
+    static func noiseName(_ path: String) -> String {
+        URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
     }
 
     func run() throws {
@@ -35,70 +108,49 @@ struct TestCommand: ParsableCommand {
         } catch {
             throw error.exit()
         }
-        var accepted = 0, positives = 0, falseAccepts = 0, negatives = 0, broken = 0
-        for path in suites {
-            var suite: TestSuite
-            let contexts: [Context]
-            let recognizer: CommandRecognizer
-            do throws(HeedError) {
-                suite = try TestSuite(directory: URL(fileURLWithPath: path))
-                contexts = try suite.contexts.map { (url) throws(HeedError) -> Context in
-                    do throws(ContextError) { return try Context(contentsOf: url) } catch { throw HeedError(.configuration, error.description) }
-                }
-                recognizer = try CommandRecognizer(vocabulary: .commands(suite.builtins ? .builtins : CommandSet(), contexts: contexts),
-                                                   authorization: authorization)
-            } catch {
-                Terminal.error(error.message)
-                throw ExitCode(error.exitCode)
-            }
-            var known: [String: Set<String>] = suite.builtins ? Dictionary(uniqueKeysWithValues: CommandSet.builtins.intentNames.map { ($0, []) }) : [:]
-            for context in contexts { known.merge(context.slotNames) { $0.union($1) } }
-            suite.checkAgainst(intents: known)
-            print("== \(path): \(suite.entries.count) files")
-            for entry in suite.entries {
-                if let problem = entry.problem {
-                    print("  ERROR \(entry.file): \(problem)")
-                    broken += 1
-                    continue
-                }
-                let got: [Intent]
-                do {
-                    got = try recognizer.recognize(file: suite.directory.appendingPathComponent(entry.file)).filter(\.understood).compactMap(\.intent)
-                } catch where error.kind == .permission {
-                    Terminal.error("stopped at \(entry.file): \(error.message)")
-                    throw ExitCode(error.exitCode)
-                } catch {
-                    print("  ERROR \(entry.file): \(error.message)")
-                    broken += 1
-                    continue
-                }
-                if entry.expected.isEmpty {
-                    negatives += 1
-                    if !got.isEmpty {
-                        falseAccepts += 1
-                        print("  FAIL  \(entry.file): expected nothing understood, got \(Self.describe(got))")
-                    }
-                } else {
-                    positives += 1
-                    if got == entry.expected.compactMap(\.intent) {
-                        accepted += 1
-                    } else {
-                        print("  FAIL  \(entry.file): expected \(Self.describe(entry.expected.compactMap(\.intent))), got \(got.isEmpty ? "nothing understood" : Self.describe(got))")
-                    }
-                }
-            }
+        var conditions: [SuiteCondition] = noClean ? [] : [.clean]
+        for path in noise { conditions += snr.map { .noise(Self.noiseName(path), snr: $0) } }
+        conditions += speed.map { .speed($0) } + gain.map { .gain($0) }
+        let report: SuiteReport
+        do throws(HeedError) {
+            let loaded = try suites.map { (path) throws(HeedError) in try TestSuite(directory: URL(fileURLWithPath: path)) }
+            var noises: [String: [Float]] = [:]
+            for path in noise { noises[Self.noiseName(path)] = try SuiteRunner.loadNoise(URL(fileURLWithPath: path)) }
+            let runner = SuiteRunner(suites: loaded, conditions: conditions, noises: noises, options: tuning.options(),
+                                     jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+            let bar = Terminal.stderrIsTerminal ? ProgressBar() : nil
+            report = try runner.run(authorization: authorization) { done, total in bar?.show(done, of: total) }
+            bar?.clear()
+        } catch {
+            Terminal.error(error.message)
+            throw ExitCode(error.exitCode)
         }
-        let rate = positives > 0 ? Double(accepted) / Double(positives) : 1
-        let falseRate = negatives > 0 ? Double(falseAccepts) / Double(negatives) : 0
-        print("accepted \(accepted)/\(positives) (\(String(format: "%.1f", 100 * rate)) %), "
-              + "false acceptance \(falseAccepts)/\(negatives) (\(String(format: "%.1f", 100 * falseRate)) %), \(broken) entries with errors")
-        let allHeld = accepted == positives && falseAccepts == 0 && broken == 0
-        if !allHeld && !(minAccept.map { rate >= $0 } ?? false) { throw ExitCode(1) }
+        print(TestReportText.render(report), terminator: "")
+        do {
+            if let json { try TestReportJSON.render(report).write(to: URL(fileURLWithPath: json), atomically: true, encoding: .utf8) }
+            if let junit { try TestReportJUnit.render(report).write(to: URL(fileURLWithPath: junit), atomically: true, encoding: .utf8) }
+            if let plot { try TestReportPlot.render(report).write(to: URL(fileURLWithPath: plot), atomically: true, encoding: .utf8) }
+        } catch {
+            Terminal.error("cannot write the report: \(error.localizedDescription)")
+            throw ExitCode(73)
+        }
+        let passed = report.conditions.indices.allSatisfy { index in
+            let scores = report.scores(condition: index)
+            if scores.allHeld { return true }
+            guard minAccept != nil || maxFalseAccept != nil else { return false }
+            return scores.acceptance >= (minAccept ?? 1) && scores.falseAcceptance <= (maxFalseAccept ?? 1)
+        }
+        if !passed { throw ExitCode(1) }
+    }
+}
+
+/// A one-line progress bar on stderr, redrawn in place.
+final class ProgressBar: Sendable {
+    func show(_ done: Int, of total: Int) {
+        let width = 30
+        let filled = total > 0 ? width * done / total : width
+        Terminal.write("\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] \(done)/\(total)")
     }
 
-    static func describe(_ intents: [Intent]) -> String {
-        intents.map { intent in
-            intent.name + (intent.slots.isEmpty ? "" : "(" + intent.slots.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")")
-        }.joined(separator: ", ")
-    }
+    func clear() { Terminal.write("\r\u{1B}[K") }
 }

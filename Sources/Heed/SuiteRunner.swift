@@ -1,0 +1,184 @@
+import Dispatch
+import Foundation
+import HeedAudio
+import HeedAuthorization
+import Synchronization
+
+/// How a recording is changed before decoding, to measure robustness.
+public enum SuiteCondition: Hashable, Sendable, CustomStringConvertible {
+    case clean
+    /// Noise (a name the runner's `noises` knows) mixed in at this SNR in dB.
+    case noise(String, snr: Double)
+    /// Played this many times faster.
+    case speed(Double)
+    /// Louder or quieter by this many dB.
+    case gain(Double)
+
+    public var description: String {
+        switch self {
+        case .clean: return "clean"
+        case .noise(let name, let snr): return "\(name) @ \(Self.number(snr)) dB"
+        case .speed(let factor): return "speed x\(Self.number(factor))"
+        case .gain(let decibels): return "gain \(decibels > 0 ? "+" : "")\(Self.number(decibels)) dB"
+        }
+    }
+
+    /// "12" for 12.0, "0.9" for 0.9.
+    public static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+/// The outcome of one recording under one condition.
+public struct CaseResult: Sendable {
+    public var suite: Int
+    public var entry: Int
+    public var condition: Int
+    /// Every utterance found, understood or not.
+    public var utterances: [Utterance]
+    /// Why the file could not be scored (unreadable, broken entry).
+    public var error: String?
+    /// CPU time the decoding thread spent on this file, and the file's length.
+    public var cpuSeconds: Double
+    public var audioSeconds: Double
+
+    public var understood: [Utterance] { utterances.filter(\.understood) }
+}
+
+/// Runs suites through the full recognition pipeline on several threads, under each condition.
+public struct SuiteRunner: Sendable {
+    public var suites: [TestSuite]
+    public var conditions: [SuiteCondition]
+    /// Noise recordings by name, at the model's rate (see `loadNoise`).
+    public var noises: [String: [Float]]
+    public var options: RecognizerOptions
+    /// Decoding threads; each holds its own decoder (about 60 MB).
+    public var jobs: Int
+
+    public init(suites: [TestSuite], conditions: [SuiteCondition] = [.clean], noises: [String: [Float]] = [:],
+                options: RecognizerOptions = .init(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.suites = suites
+        self.conditions = conditions
+        self.noises = noises
+        self.options = options
+        self.jobs = max(1, jobs)
+    }
+
+    /// A noise recording converted to mono at `sampleRate`.
+    public static func loadNoise(_ url: URL, sampleRate: Int = 16_000) throws(HeedError) -> [Float] {
+        let wav: WAVFile
+        do { wav = try WAVFile(contentsOf: url) } catch { throw HeedError(error) }
+        let samples = Resampler.convert(wav.samples, from: wav.format.sampleRate, to: sampleRate)
+        guard Perturbation.level(of: samples) > -90 else { throw HeedError(.badInput, "\(url.path): the noise is silent") }
+        return samples
+    }
+
+    /// Decodes every entry of every suite under every condition. Throws when a suite's
+    /// vocabulary cannot be loaded or permission is withdrawn; problems with single files are
+    /// results, not errors. `progress` is called from the decoding threads.
+    public func run(authorization: Authorization, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) throws(HeedError) -> SuiteReport {
+        var suites = suites
+        var vocabularies: [Vocabulary] = []
+        let pool = RecognizerPool()
+        for index in suites.indices {
+            let vocabulary = try suites[index].loadVocabulary()
+            vocabularies.append(vocabulary)
+            // Built here, on the calling thread, so a broken context stops the run before it starts.
+            pool.checkIn(try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization), suite: index)
+        }
+        for condition in conditions {
+            if case .noise(let name, _) = condition, noises[name] == nil { throw HeedError(.configuration, "no noise named '\(name)' was loaded") }
+        }
+        let cases = suites.indices.flatMap { suite in
+            conditions.indices.flatMap { condition in suites[suite].entries.indices.map { (suite: suite, entry: $0, condition: condition) } }
+        }
+        let results = Mutex<[CaseResult?]>(Array(repeating: nil, count: cases.count))
+        let failure = Mutex<HeedError?>(nil)
+        let next = Atomic<Int>(0)
+        let done = Atomic<Int>(0)
+        let frozenSuites = suites, frozenVocabularies = vocabularies
+        DispatchQueue.concurrentPerform(iterations: min(jobs, max(cases.count, 1))) { _ in
+            while failure.withLock({ $0 == nil }) {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < cases.count else { return }
+                let job = cases[index]
+                do throws(HeedError) {
+                    let recognizer = try pool.checkOut(suite: job.suite) { () throws(HeedError) in
+                        try CommandRecognizer(vocabulary: frozenVocabularies[job.suite], options: options, authorization: authorization)
+                    }
+                    defer { pool.checkIn(recognizer, suite: job.suite) }
+                    let result = try decode(frozenSuites[job.suite], entry: job.entry, condition: conditions[job.condition], with: recognizer)
+                    results.withLock { $0[index] = CaseResult(suite: job.suite, entry: job.entry, condition: job.condition,
+                                                               utterances: result.utterances, error: result.error,
+                                                               cpuSeconds: result.cpu, audioSeconds: result.audio) }
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                    return
+                }
+                progress?(done.add(1, ordering: .relaxed).newValue, cases.count)
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        return SuiteReport(suites: frozenSuites, conditions: conditions, results: results.withLock { $0.compactMap { $0 } })
+    }
+
+    /// One file under one condition. Throws only for what must stop the whole run (permission).
+    private func decode(_ suite: TestSuite, entry index: Int, condition: SuiteCondition,
+                        with recognizer: CommandRecognizer) throws(HeedError) -> (utterances: [Utterance], error: String?, cpu: Double, audio: Double) {
+        let entry = suite.entries[index]
+        if let problem = entry.problem { return ([], problem, 0, 0) }
+        let rate = recognizer.sampleRate
+        var samples: [Float]
+        do {
+            let wav = try WAVFile(contentsOf: suite.directory.appendingPathComponent(entry.file))
+            samples = Resampler.convert(wav.samples, from: wav.format.sampleRate, to: rate)
+        } catch {
+            return ([], HeedError(error).message, 0, 0)
+        }
+        switch condition {
+        case .clean: break
+        case .noise(let name, let snr):
+            let seed = Self.stableHash("\(suite.name)/\(entry.file)|\(condition)")
+            samples = Perturbation.mix(speech: samples, noise: noises[name] ?? [], snr: snr, sampleRate: rate, seed: seed)
+        case .speed(let factor): samples = Perturbation.speed(samples, by: factor, sampleRate: rate)
+        case .gain(let decibels): samples = Perturbation.gain(samples, decibels: decibels)
+        }
+        let started = Self.threadCPUTime()
+        do {
+            let utterances = try recognizer.recognize(samples: PCM.int16(from: samples))
+            return (utterances, nil, Self.threadCPUTime() - started, Double(samples.count) / Double(rate))
+        } catch where error.kind == .permission {
+            throw error
+        } catch {
+            return ([], error.message, 0, 0)
+        }
+    }
+
+    /// FNV-1a: the same text gives the same seed in every run (Swift's Hasher is seeded per process).
+    static func stableHash(_ text: String) -> UInt64 {
+        text.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+
+    static func threadCPUTime() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// Idle recognizers per suite. A recognizer is used by one thread at a time: checked out,
+/// used, checked back in. The lock guards only the lists.
+private final class RecognizerPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [Int: [CommandRecognizer]] = [:]
+
+    func checkOut(suite: Int, orMake make: () throws(HeedError) -> CommandRecognizer) throws(HeedError) -> CommandRecognizer {
+        let reused: CommandRecognizer? = lock.withLock { idle[suite]?.popLast() }
+        if let reused { return reused }
+        return try make()
+    }
+
+    func checkIn(_ recognizer: CommandRecognizer, suite: Int) {
+        lock.withLock { idle[suite, default: []].append(recognizer) }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import Heed
+
+/// Recognizer settings shared by the commands that decode files (`recognize`, `test`), so a
+/// setting tried on one file can be measured on a whole suite.
+struct TuningOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Seconds of silence that end an utterance.", valueName: "SECONDS"))
+    var trailingSilence: Double?
+
+    @Option(help: ArgumentHelp("Per-word probability of the non-command path; higher rejects more.", valueName: "P"))
+    var garbagePenalty: Double?
+
+    @Option(help: ArgumentHelp("Report decoded commands below this confidence as not understood.", valueName: "0..1"))
+    var minConfidence: Double?
+
+    @Option(help: ArgumentHelp("Write PocketSphinx's own log to this file (default: discarded).", valueName: "FILE"))
+    var decoderLog: String?
+
+    @Option(name: .customLong("decoder-arg"), help: ArgumentHelp("Pass a PocketSphinx argument through, e.g. -beam=1e-60 (for tuning).", valueName: "-NAME=VALUE", visibility: .hidden))
+    var decoderArguments: [String] = []
+
+    func validate() throws {
+        for argument in decoderArguments where !argument.hasPrefix("-") || !argument.contains("=") {
+            throw ValidationError("--decoder-arg takes -NAME=VALUE, got '\(argument)'")
+        }
+        if let minConfidence, !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
+        if let garbagePenalty, !(garbagePenalty > 0 && garbagePenalty <= 1) { throw ValidationError("--garbage-penalty must be in (0, 1]") }
+        if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
+    }
+
+    func options() -> RecognizerOptions {
+        var options = RecognizerOptions()
+        if let garbagePenalty { options.garbageWordPenalty = garbagePenalty }
+        if let minConfidence { options.minConfidence = minConfidence }
+        if let trailingSilence { options.endpointer.trailingSilence = trailingSilence }
+        if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
+        for argument in decoderArguments {
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            options.decoder.arguments[parts[0]] = parts[1]
+        }
+        return options
+    }
+}
