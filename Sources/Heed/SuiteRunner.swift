@@ -67,7 +67,10 @@ public struct SuiteRunner: Sendable {
     /// A noise recording converted to mono at `sampleRate`.
     public static func loadNoise(_ url: URL, sampleRate: Int = 16_000) throws(HeedError) -> [Float] {
         let wav: WAVFile
-        do { wav = try WAVFile(contentsOf: url) } catch { throw HeedError(error) }
+        do { wav = try WAVFile(contentsOf: url) } catch {
+            let problem = HeedError(error)
+            throw HeedError(problem.kind, "\(url.path): \(problem.message)")
+        }
         let samples = Resampler.convert(wav.samples, from: wav.format.sampleRate, to: sampleRate)
         guard Perturbation.level(of: samples) > -90 else { throw HeedError(.badInput, "\(url.path): the noise is silent") }
         return samples

@@ -48,13 +48,14 @@ struct RunSuites: ParsableCommand {
     @Option(help: ArgumentHelp("Mix this noise recording in (repeatable; needs --snr).", valueName: "FILE.wav"))
     var noise: [String] = []
 
-    @Option(help: ArgumentHelp("Signal-to-noise ratios to sweep, in dB.", valueName: "DB,DB..."), transform: RunSuites.numbers)
+    // .unconditional: "-5" is a value here, not an option.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Signal-to-noise ratios to sweep, in dB.", valueName: "DB,DB..."), transform: RunSuites.numbers)
     var snr: [Double] = []
 
     @Option(help: ArgumentHelp("Playback speeds to sweep (0.9 is 10 % slower).", valueName: "X,X..."), transform: RunSuites.numbers)
     var speed: [Double] = []
 
-    @Option(help: ArgumentHelp("Gains to sweep, in dB.", valueName: "DB,DB..."), transform: RunSuites.numbers)
+    @Option(parsing: .unconditional, help: ArgumentHelp("Gains to sweep, in dB.", valueName: "DB,DB..."), transform: RunSuites.numbers)
     var gain: [Double] = []
 
     @Flag(help: "Leave out the unperturbed run when sweeping.")

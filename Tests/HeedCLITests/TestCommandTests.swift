@@ -2,16 +2,71 @@ import Foundation
 import HeedTestSupport
 import Testing
 
-/// `heed test` on the project's suites and on a suite with broken entries.
-@Suite(.timeLimit(.minutes(5))) struct TestCommandTests {
-    @Test func coffeeSuiteReportsRatesAndFailures() throws {
+/// `heed test` on the project's suites, sweeps, reports, broken entries, and `heed test new`.
+@Suite(.timeLimit(.minutes(10))) struct TestCommandTests {
+    static let schema = Fixtures.root.appendingPathComponent("Tests/HeedCLITests/Resources/junit.xsd")
+
+    @Test func coffeeSuiteReportsRatesFailuresAndConfusion() throws {
         let strict = try CLI.run(["test", "Audio/coffee"])
         #expect(strict.status == 1)  // 26/30 and 2 false accepts: not every expectation holds
-        #expect(strict.stdout.contains("== Audio/coffee: 36 files"))
-        #expect(strict.stdout.contains("accepted 26/30 (86.7 %), false acceptance 2/6 (33.3 %), 0 entries with errors"))
-        #expect(strict.stdout.contains("FAIL  orderDrink-05-en-us.wav: expected orderDrink(drink=hot chocolate, milk=whole milk, size=extra large), got orderDrink("))
+        #expect(strict.stdout.contains("(36 files)"))
+        #expect(strict.stdout.contains("accepted 26/30 (86.7 %), false acceptance 2/6 (33.3 %), false rejection 1/30 (3.3 %), 0 entries with errors"))
+        #expect(strict.stdout.contains("FAIL  coffee/orderDrink-05-en-us.wav: expected orderDrink(drink=hot chocolate, milk=whole milk, size=extra large), got orderDrink("))
+        #expect(strict.stdout.contains("confusion, expected (rows) against understood (columns)"))
+        let row = strict.stdout.split(separator: "\n").first { $0.hasPrefix("  orderDrink ") }
+        #expect(row?.split(separator: " ").contains("18") == true)  // all 18 orders were heard as orders (one with a wrong slot)
+        #expect(strict.stdout.contains("slowest files (CPU seconds per audio second):"))
         let floor = try CLI.run(["test", "Audio/coffee", "--min-accept", "0.85"])
         #expect(floor.status == 0)
+        let strictFalse = try CLI.run(["test", "Audio/coffee", "--min-accept", "0.85", "--max-false-accept", "0.2"])
+        #expect(strictFalse.status == 1)
+    }
+
+    @Test func reportsValidateAndAgreeWithTheSummary() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let junit = dir.appendingPathComponent("report.xml"), json = dir.appendingPathComponent("report.json")
+        let result = try CLI.run(["test", "Audio/coffee", "--junit", junit.path, "--json", json.path, "--jobs", "2"])
+        #expect(result.status == 1)
+        let lint = try Self.xmllint(["--noout", "--schema", Self.schema.path, junit.path])
+        #expect(lint.status == 0, "\(lint.output)")
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.contains("<testsuite name=\"coffee (clean)\" tests=\"36\" failures=\"6\" errors=\"0\""))
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        let condition = try #require((root["conditions"] as? [[String: Any]])?.first)
+        #expect(condition["accepted"] as? Int == 26 && condition["positives"] as? Int == 30)
+        #expect(condition["falseAcceptances"] as? Int == 2 && condition["negatives"] as? Int == 6)
+        let results = try #require(condition["results"] as? [[String: Any]])
+        #expect(results.count == 36)
+        #expect(results.filter { $0["verdict"] as? String == "failed" }.count == 6)
+    }
+
+    /// The schema check itself must be able to fail.
+    @Test func theSchemaRejectsAReportWithoutCounts() throws {
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("bad.xml")
+        try "<testsuites><testsuite name=\"x\"><testcase name=\"a\" classname=\"b\"/></testsuite></testsuites>".write(to: file, atomically: true, encoding: .utf8)
+        let lint = try Self.xmllint(["--noout", "--schema", Self.schema.path, file.path])
+        #expect(lint.status != 0)
+        #expect(lint.output.contains("attribute 'tests' is required"), "\(lint.output)")
+    }
+
+    @Test func noiseSweepLowersAcceptanceAndIsPlotted() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let plot = dir.appendingPathComponent("snr.svg")
+        let result = try CLI.run(["test", "Audio/demo", "--noise", "Audio/noise/pink.wav", "--snr", "30,-5",
+                                  "--gain", "-20", "--plot", plot.path])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")  // -5 dB pink noise drowns the commands
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        func accepted(_ condition: String) -> Int? {
+            lines.first { $0.hasPrefix(condition + " ") }.flatMap { Int($0.dropFirst(condition.count).split(separator: "/").first!.trimmingCharacters(in: .whitespaces)) }
+        }
+        let clean = try #require(accepted("clean")), quiet = try #require(accepted("pink @ 30 dB")), loud = try #require(accepted("pink @ -5 dB"))
+        #expect(clean == 7 && quiet >= 6)
+        #expect(loud < quiet, "\(result.stdout)")
+        #expect(accepted("gain -20 dB") != nil)
+        let svg = try String(contentsOf: plot, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(svg.contains("class=\"acceptance\"") && svg.contains(">pink</text>") && svg.contains(">-5 dB</text>"))
+        #expect(try Self.xmllint(["--noout", plot.path]).status == 0)  // well-formed XML
     }
 
     @Test func brokenEntriesAreReportedAndTheRestRuns() throws {
@@ -25,18 +80,84 @@ import Testing
               start-pause-stop.wav: [{intent: start}, {intent: pause}, {intent: stop}]
               gone.wav: {intent: stop}
               odd.wav: {intent: frobnicate}
+              text.wav: {intent: stop}
             """.write(to: suite.appendingPathComponent("suite.yml"), atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(at: Fixtures.demo.appendingPathComponent("done.wav"), to: suite.appendingPathComponent("odd.wav"))
+        try "not audio".write(to: suite.appendingPathComponent("text.wav"), atomically: true, encoding: .utf8)
         let result = try CLI.run(["test", suite.path])
         #expect(result.status == 1)
-        #expect(result.stdout.contains("ERROR gone.wav: no such file"))
-        #expect(result.stdout.contains("ERROR odd.wav: unknown intent 'frobnicate'"))
-        #expect(result.stdout.contains("accepted 2/2 (100.0 %), false acceptance 0/0 (0.0 %), 2 entries with errors"))
+        let name = suite.lastPathComponent
+        #expect(result.stdout.contains("ERROR \(name)/gone.wav: no such file"))
+        #expect(result.stdout.contains("ERROR \(name)/odd.wav: unknown intent 'frobnicate'"))
+        #expect(result.stdout.contains("ERROR \(name)/text.wav: "))
+        #expect(result.stdout.contains("accepted 2/2 (100.0 %), false acceptance 0/0, false rejection 0/2 (0.0 %), 3 entries with errors"))
     }
 
     @Test func aSuiteWithoutManifestCannotBeOpened() throws {
         let result = try CLI.run(["test", try Fixtures.temporaryDirectory().path])
         #expect(result.status == 66)
         #expect(result.stderr.contains("suite.yml: cannot read the suite manifest"))
+    }
+
+    @Test func sweepOptionsAreChecked() throws {
+        let noSNR = try CLI.run(["test", "Audio/coffee", "--noise", "Audio/noise/pink.wav"])
+        #expect(noSNR.status == 64 && noSNR.stderr.contains("--noise and --snr go together"))
+        let badSNR = try CLI.run(["test", "Audio/coffee", "--noise", "Audio/noise/pink.wav", "--snr", "12,loud"])
+        #expect(badSNR.status == 64 && badSNR.stderr.contains("'loud' is not a number"))
+        let missing = try CLI.run(["test", "Audio/coffee", "--noise", "/nonexistent/noise.wav", "--snr", "6"])
+        #expect(missing.status == 66 && missing.stderr.contains("/nonexistent/noise.wav"))
+    }
+
+    /// Record, `heed test new`, review, `heed test`: the workflow the issue describes.
+    @Test func newWritesAManifestThatTheRecordingsPass() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for name in ["stop.wav", "start-pause-stop.wav", "what-time-is-it.wav"] {
+            try FileManager.default.copyItem(at: Fixtures.demo.appendingPathComponent(name), to: dir.appendingPathComponent(name))
+        }
+        let new = try CLI.run(["test", "new", dir.path])
+        #expect(new.status == 0, "\(new.stderr)")
+        let manifest = try String(contentsOf: dir.appendingPathComponent("suite.yml"), encoding: .utf8)
+        #expect(manifest.contains("\"stop.wav\": {intent: \"stop\"}"))
+        #expect(manifest.contains("\"start-pause-stop.wav\": [{intent: \"start\"}, {intent: \"pause\"}, {intent: \"stop\"}]"))
+        #expect(manifest.contains("\"what-time-is-it.wav\": {understood: false}"))
+        #expect(try CLI.run(["test", dir.path]).status == 0)
+        let again = try CLI.run(["test", "new", dir.path])
+        #expect(again.status == 73 && again.stderr.contains("already exists"))
+    }
+
+    @Test func newWithAContextWritesItsPathRelativeToTheSuite() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        try FileManager.default.copyItem(at: Fixtures.audio.appendingPathComponent("coffee/orderDrink-01-en-us.wav"), to: dir.appendingPathComponent("order.wav"))
+        let context = Fixtures.root.appendingPathComponent("Models/contexts/coffee.yml").path
+        let new = try CLI.run(["test", "new", dir.path, "--context", context, "--no-builtins"])
+        #expect(new.status == 0, "\(new.stderr)")
+        let manifest = try String(contentsOf: dir.appendingPathComponent("suite.yml"), encoding: .utf8)
+        #expect(manifest.contains("builtins: false"))
+        #expect(manifest.contains("{intent: \"orderDrink\", slots: {"))
+        let passed = try CLI.run(["test", dir.path])
+        #expect(passed.status == 0, "\(manifest)\n\(passed.stdout)")
+    }
+
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func realHumanSpeech() throws {
+        let cards = try CLI.run(["test", "Audio/cards"])
+        #expect(cards.status == 0, "\(cards.stdout)")
+        #expect(cards.stdout.contains("accepted 5/5 (100.0 %)") && cards.stdout.contains("WER 0.0 %"))
+        let speech = try CLI.run(["test", "Audio/speech"])
+        #expect(speech.status == 0, "\(speech.stdout)")
+        #expect(speech.stdout.contains("false acceptance 0/12 (0.0 %)"))
+    }
+
+    static func xmllint(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/xmllint")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import Heed
+
+/// Scoring of suite runs, on hand-made results (decoding itself is covered by the CLI tests).
+@Suite struct SuiteReportTests {
+    func suite(_ manifest: String, files: [String]) throws -> TestSuite {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("heed-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for file in files { try Data().write(to: directory.appendingPathComponent(file)) }
+        try manifest.write(to: directory.appendingPathComponent("suite.yml"), atomically: true, encoding: .utf8)
+        return try TestSuite(directory: directory)
+    }
+
+    func heard(_ intents: [String?], transcript: String = "") -> [Utterance] {
+        intents.map { name in
+            Utterance(start: 0, end: 1, transcript: name ?? transcript, intent: name.map { Intent(name: $0) }, understood: name != nil || !transcript.isEmpty, confidence: 1)
+        }
+    }
+
+    @Test func ratesAndConfusionCountEachKindOfMistake() throws {
+        let suite = try suite("""
+            files:
+              a.wav: {intent: stop}
+              b.wav: {intent: stop}
+              c.wav: {intent: start}
+              d.wav: [{intent: start}, {intent: stop}]
+              e.wav: {understood: false}
+              f.wav: {understood: false}
+            """, files: ["a.wav", "b.wav", "c.wav", "d.wav", "e.wav", "f.wav"])
+        let got: [[Utterance]] = [heard(["stop"]), heard(["start"]), heard([]), heard(["start"]), heard([]), heard(["pause"])]
+        let results = got.enumerated().map { CaseResult(suite: 0, entry: $0.offset, condition: 0, utterances: $0.element, error: nil, cpuSeconds: 0.1, audioSeconds: 1) }
+        let report = SuiteReport(suites: [suite], conditions: [.clean], results: results)
+        let scores = report.scores(condition: 0)
+        #expect(scores.positives == 4 && scores.accepted == 1)
+        #expect(scores.falseRejections == 1)  // c.wav: nothing understood at all
+        #expect(scores.negatives == 2 && scores.falseAcceptances == 1)
+        #expect(!scores.allHeld)
+        #expect(report.verdict(of: results[3]) == .failed("expected start, stop, got start"))
+        let confusion = report.confusion(condition: 0)
+        #expect(confusion["stop"] == ["stop": 1, "start": 1, SuiteReport.nothing: 1])  // a, b, and d's missing second utterance
+        #expect(confusion["start"] == ["start": 1, SuiteReport.nothing: 1])
+        #expect(confusion[SuiteReport.nothing] == [SuiteReport.nothing: 1, "pause": 1])
+    }
+
+    @Test func wordErrorRateCountsSubstitutionsInsertionsAndDeletions() throws {
+        let suite = try suite("""
+            grammar: g.gram
+            files:
+              a.wav: {transcript: "ten of clubs"}
+              b.wav: {transcript: "five five"}
+            """, files: ["a.wav", "b.wav", "g.gram"])
+        let results = [
+            CaseResult(suite: 0, entry: 0, condition: 0, utterances: heard([nil], transcript: "ten of hearts"), error: nil, cpuSeconds: 0, audioSeconds: 1),
+            CaseResult(suite: 0, entry: 1, condition: 0, utterances: heard([nil], transcript: "Five, five"), error: nil, cpuSeconds: 0, audioSeconds: 1),
+        ]
+        let report = SuiteReport(suites: [suite], conditions: [.clean], results: results)
+        let scores = report.scores(condition: 0)
+        #expect(scores.referenceWords == 5 && scores.wordErrors == 1)
+        #expect(scores.accepted == 1)
+        #expect(report.verdict(of: results[1]) == .passed)  // case and punctuation do not count
+    }
+
+    @Test func brokenEntriesAreErrorsNotFailures() throws {
+        var suite = try suite("""
+            files:
+              a.wav: {intent: frobnicate}
+              gone.wav: {intent: stop}
+              c.wav: {slots: {size: large}}
+            """, files: ["a.wav", "c.wav"])
+        _ = try suite.loadVocabulary()
+        #expect(suite.entries.map(\.problem) == ["unknown intent 'frobnicate'", "needs `intent:`, `transcript:` or `understood: false`", "no such file"])
+    }
+
+    @Test func conditionsAreNamedForPeople() {
+        #expect(SuiteCondition.noise("babble", snr: 6).description == "babble @ 6 dB")
+        #expect(SuiteCondition.speed(0.9).description == "speed x0.9")
+        #expect(SuiteCondition.gain(-12).description == "gain -12 dB")
+    }
+}
