@@ -30,6 +30,9 @@ public struct RecognizerOptions: Sendable {
     public var garbagePhonePenalty = 1e-8
     /// Below this confidence, a decoded command is reported as not understood.
     public var minConfidence = 0.0
+    /// On an utterance that was not understood, decode again the part within this many dB of
+    /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
+    public var foregroundMarginDB: Double? = 15
     /// How often a stream reports what the speech so far sounds like (nil: never). Each partial
     /// decodes the utterance so far again, so it costs CPU while the person speaks.
     public var partialInterval: Double?
@@ -166,7 +169,37 @@ public final class CommandRecognizer {
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int) throws(HeedError) -> Utterance? {
-        interpret(try decode(samples), startSample: startSample, sampleCount: samples.count)
+        let first = interpret(try decode(samples), startSample: startSample, sampleCount: samples.count)
+        // Background speech (a café's babble, a radio) keeps the endpointer open around the
+        // command, and the garbage path that has to explain it then swallows the command too.
+        // When the whole was not understood, decode again only the part within
+        // `foregroundMarginDB` of the utterance's loudest frame: the person speaking to the device.
+        guard case .commands = vocabulary, first?.understood != true, let margin = options.foregroundMarginDB,
+              let foreground = Self.foreground(of: samples, marginDB: margin, sampleRate: sampleRate) else { return first }
+        let second = interpret(try decode(samples[foreground]), startSample: foreground.lowerBound - samples.startIndex + startSample,
+                               sampleCount: foreground.count)
+        return second?.understood == true ? second : first
+    }
+
+    /// The span of `samples` from the first to the last 10 ms frame within `marginDB` of the
+    /// loudest frame, padded by 150 ms; nil when that is (nearly) all of it, or when the
+    /// utterance has real pauses (its quietest tenth more than `backgroundRangeDB` below the
+    /// peak): then there is no background to cut away, and cutting would only drop the quiet end
+    /// of the speaker's own words ("cancel my appoint-ment").
+    static let backgroundRangeDB = 45.0
+
+    static func foreground(of samples: ArraySlice<Int16>, marginDB: Double, sampleRate: Int) -> Range<Int>? {
+        let frame = sampleRate / 100
+        let levels = stride(from: samples.startIndex, to: samples.endIndex - frame + 1, by: frame).map { start in
+            10 * log10(max(samples[start..<start + frame].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(frame), 1))
+        }
+        guard let peak = levels.max(), peak - levels.sorted()[levels.count / 10] < backgroundRangeDB,
+              let first = levels.firstIndex(where: { $0 >= peak - marginDB }),
+              let last = levels.lastIndex(where: { $0 >= peak - marginDB }) else { return nil }
+        let pad = sampleRate * 15 / 100
+        let lower = max(samples.startIndex, samples.startIndex + first * frame - pad)
+        let upper = min(samples.endIndex, samples.startIndex + (last + 1) * frame + pad)
+        return upper - lower < (samples.count * 9) / 10 ? lower..<upper : nil
     }
 
     /// What the speech so far sounds like, for live feedback: the utterance up to now decoded the

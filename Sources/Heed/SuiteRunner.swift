@@ -54,6 +54,9 @@ public struct SuiteRunner: Sendable {
     public var options: RecognizerOptions
     /// Decoding threads; each holds its own decoder (about 60 MB).
     public var jobs: Int
+    /// When set, every perturbed recording is also written here as a WAV
+    /// (`<condition>/<suite>/<file>`), so a person can listen to what was tested.
+    public var keepAudio: URL?
 
     public init(suites: [TestSuite], conditions: [SuiteCondition] = [.clean], noises: [String: [Float]] = [:],
                 options: RecognizerOptions = .init(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -145,6 +148,13 @@ public struct SuiteRunner: Sendable {
             samples = Perturbation.mix(speech: samples, noise: noises[name] ?? [], snr: snr, sampleRate: rate, seed: seed)
         case .speed(let factor): samples = Perturbation.speed(samples, by: factor, sampleRate: rate)
         case .gain(let decibels): samples = Perturbation.gain(samples, decibels: decibels)
+        }
+        if let keepAudio, condition != .clean {
+            let folder = keepAudio.appendingPathComponent(condition.description.replacingOccurrences(of: " ", with: ""))
+                .appendingPathComponent(suite.name)
+            let target = folder.appendingPathComponent(entry.file.replacingOccurrences(of: "../", with: ""))
+            try? FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? WAVFile.encode(samples: PCM.int16(from: samples), sampleRate: rate).write(to: target)
         }
         let started = Self.threadCPUTime()
         do {

@@ -70,6 +70,9 @@ struct RunSuites: ParsableCommand {
     @Option(help: ArgumentHelp("Write a JUnit XML report (one test case per file and condition).", valueName: "FILE"))
     var junit: String?
 
+    @Option(help: ArgumentHelp("Also write each perturbed recording here, to listen to what was tested.", valueName: "DIR"))
+    var keepAudio: String?
+
     @Option(help: ArgumentHelp("Draw acceptance and false acceptance per condition as SVG.", valueName: "FILE.svg"))
     var plot: String?
 
@@ -117,8 +120,9 @@ struct RunSuites: ParsableCommand {
             let loaded = try suites.map { (path) throws(HeedError) in try TestSuite(directory: URL(fileURLWithPath: path)) }
             var noises: [String: [Float]] = [:]
             for path in noise { noises[Self.noiseName(path)] = try SuiteRunner.loadNoise(URL(fileURLWithPath: path)) }
-            let runner = SuiteRunner(suites: loaded, conditions: conditions, noises: noises, options: tuning.options(),
+            var runner = SuiteRunner(suites: loaded, conditions: conditions, noises: noises, options: tuning.options(),
                                      jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+            runner.keepAudio = keepAudio.map { URL(fileURLWithPath: $0) }
             let bar = Terminal.stderrIsTerminal ? ProgressBar() : nil
             report = try runner.run(authorization: authorization) { done, total in bar?.show(done, of: total) }
             bar?.clear()
