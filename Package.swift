@@ -21,13 +21,18 @@ let package = Package(
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]
         ),
         .systemLibrary(
+            name: "CSpeexDSP",
+            pkgConfig: "speexdsp",
+            providers: [.apt(["libspeexdsp-dev"])]
+        ),
+        .systemLibrary(
             name: "CALSA",
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
 
-        // Stage 1: audio in (WAV, raw PCM, resampling, endpointing).
-        .target(name: "HeedAudio"),
+        // Stage 1: audio in (WAV, raw PCM, resampling, noise suppression, endpointing).
+        .target(name: "HeedAudio", dependencies: ["CSpeexDSP"]),
         // Stage 1, live: ALSA capture behind the microphone permission, and the lock-free ring.
         .target(name: "HeedCapture", dependencies: ["CALSA", "HeedAudio", "HeedAuthorization"]),
         // Stage 2: the PocketSphinx decoder and the grammar it searches.

@@ -30,6 +30,18 @@ public struct RecognizerOptions: Sendable {
     public var garbagePhonePenalty = 1e-8
     /// Below this confidence, a decoded command is reported as not understood.
     public var minConfidence = 0.0
+    /// Everything below this frequency (Hz) is filtered out first (nil: not). The model ignores
+    /// it anyway; the endpointer would count hum and rumble as sound.
+    public var highPassCutoff: Double? = 100
+    /// Noise suppression before endpointing and decoding, at most this many dB (nil: off).
+    /// See `NoiseSuppressor`; chosen on Audio/* with room noises, see BENCHMARKS.md.
+    public var noiseSuppressionDB: Int? = 15
+    /// Decode the denoised audio only for utterances whose dynamic range (loudest frame against
+    /// the quietest tenth) is below this many dB: noisy ones. nil: always when suppression is on.
+    public var noiseSuppressionRangeDB: Double? = 35
+    /// The garbage word probability for noisy utterances (see `noiseSuppressionRangeDB`); nil
+    /// keeps `garbageWordPenalty` for all. The phone loop is scaled by the same factor.
+    public var noisyGarbageWordPenalty: Double? = 1e-4
     /// On an utterance that was not understood, decode again the part within this many dB of
     /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
     public var foregroundMarginDB: Double? = 15
@@ -57,6 +69,10 @@ public final class CommandRecognizer {
     private var commandWords: Set<String> = []
     static let phoneWordPrefix = "~"
     static let commandSearch = "commands"
+    /// The same commands with cheaper garbage, for utterances heard through noise.
+    static let noisyCommandSearch = "commands-in-noise"
+    private var hasNoisySearch = false
+    private var selectedSearch = commandSearch
 
     /// The rate the decoder's acoustic model expects; everything is converted to it.
     public var sampleRate: Int { decoder.sampleRate }
@@ -69,16 +85,27 @@ public final class CommandRecognizer {
         self.options = options
         self.vocabulary = vocabulary
         do { decoder = try Decoder(configuration: options.decoder) } catch { throw HeedError(error) }
-        var grammar: Grammar?
+        var grammar: Grammar?, noisyGrammar: Grammar?
         if case .commands(let commands, let contexts) = vocabulary {
             let spelled = try ContextCompiler.prepare(contexts, for: decoder)
             self.vocabulary = .commands(commands, contexts: spelled)
             commandWords = Set(commands.phrases.joined()).union(spelled.flatMap(\.vocabulary))
             grammar = Self.grammar(for: commands, contexts: spelled, commandWords: commandWords, decoder: decoder, options: options)
+            if let penalty = options.noisyGarbageWordPenalty {
+                var noisy = options
+                noisy.garbageWordPenalty = penalty
+                noisy.garbagePhonePenalty = options.garbagePhonePenalty * penalty / options.garbageWordPenalty
+                noisyGrammar = Self.grammar(for: commands, contexts: spelled, commandWords: commandWords, decoder: decoder, options: noisy)
+            }
         }
         do {
             switch vocabulary {
-            case .commands: try decoder.add(grammar!, named: Self.commandSearch)
+            case .commands:
+                try decoder.add(grammar!, named: Self.commandSearch)
+                if let noisyGrammar {
+                    try decoder.add(noisyGrammar, named: Self.noisyCommandSearch)
+                    hasNoisySearch = true
+                }
             case .jsgf(let url): try decoder.addJSGF(file: url, named: Self.commandSearch)
             }
             try decoder.select(Self.commandSearch)
@@ -168,7 +195,8 @@ public final class CommandRecognizer {
     ///
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.
-    func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int) throws(HeedError) -> Utterance? {
+    func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false) throws(HeedError) -> Utterance? {
+        try selectSearch(noisy: noisy)
         let first = interpret(try decode(samples), startSample: startSample, sampleCount: samples.count)
         // Background speech (a café's babble, a radio) keeps the endpointer open around the
         // command, and the garbage path that has to explain it then swallows the command too.
@@ -188,12 +216,28 @@ public final class CommandRecognizer {
     /// of the speaker's own words ("cancel my appoint-ment").
     static let backgroundRangeDB = 45.0
 
-    static func foreground(of samples: ArraySlice<Int16>, marginDB: Double, sampleRate: Int) -> Range<Int>? {
-        let frame = sampleRate / 100
-        let levels = stride(from: samples.startIndex, to: samples.endIndex - frame + 1, by: frame).map { start in
+    /// Power of each 10 ms frame in dB (full scale is about 90).
+    static func frameLevels(_ samples: ArraySlice<Int16>, frame: Int) -> [Double] {
+        stride(from: samples.startIndex, to: samples.endIndex - frame + 1, by: frame).map { start in
             10 * log10(max(samples[start..<start + frame].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(frame), 1))
         }
-        guard let peak = levels.max(), peak - levels.sorted()[levels.count / 10] < backgroundRangeDB,
+    }
+
+    static func dynamicRange(_ levels: [Double]) -> Double? {
+        guard let peak = levels.max() else { return nil }
+        return peak - levels.sorted()[levels.count / 10]
+    }
+
+    /// How far the loudest 10 ms frame stands above the quietest tenth of frames, in dB: low
+    /// when noise fills the pauses.
+    static func dynamicRange(of samples: ArraySlice<Int16>, sampleRate: Int) -> Double? {
+        dynamicRange(frameLevels(samples, frame: sampleRate / 100))
+    }
+
+    static func foreground(of samples: ArraySlice<Int16>, marginDB: Double, sampleRate: Int) -> Range<Int>? {
+        let frame = sampleRate / 100
+        let levels = frameLevels(samples, frame: frame)
+        guard let peak = levels.max(), let range = dynamicRange(levels), range < backgroundRangeDB,
               let first = levels.firstIndex(where: { $0 >= peak - marginDB }),
               let last = levels.lastIndex(where: { $0 >= peak - marginDB }) else { return nil }
         let pad = sampleRate * 15 / 100
@@ -204,9 +248,20 @@ public final class CommandRecognizer {
 
     /// What the speech so far sounds like, for live feedback: the utterance up to now decoded the
     /// same way (a separate pass, so the final result is unaffected), command words only.
-    func partialTranscript(_ samples: ArraySlice<Int16>) throws(HeedError) -> String {
+    func partialTranscript(_ samples: ArraySlice<Int16>, noisy: Bool = false) throws(HeedError) -> String {
+        try selectSearch(noisy: noisy)
         guard case .commands = vocabulary else { return try decode(samples).text }
         return try decode(samples).spokenWords.map { Self.baseWord($0.word) }.filter(commandWords.contains).joined(separator: " ")
+    }
+
+    /// Noise makes every path through the grammar fit worse, the garbage paths most of all (they
+    /// pay per word): non-commands then come out as short commands. Noisy utterances are
+    /// decoded against a grammar whose garbage is cheaper (`noisyGarbageWordPenalty`).
+    private func selectSearch(noisy: Bool) throws(HeedError) {
+        let wanted = noisy && hasNoisySearch ? Self.noisyCommandSearch : Self.commandSearch
+        guard wanted != selectedSearch else { return }
+        do { try decoder.select(wanted) } catch { throw HeedError(error) }
+        selectedSearch = wanted
     }
 
     private func decode(_ samples: ArraySlice<Int16>) throws(HeedError) -> Hypothesis {

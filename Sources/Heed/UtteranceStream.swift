@@ -14,10 +14,20 @@ public struct UtteranceStream {
     private var utteranceStart: Int?
     private var lastPartial = 0
     private var lastPartialText = ""
+    /// The front end: steady noise removed before decoding (a reference type, so a copied
+    /// stream shares it; streams are not meant to be copied mid-way). It runs on all audio so
+    /// its noise estimate stays current; `denoised` runs parallel to `history`.
+    private let suppressor: NoiseSuppressor?
+    private var denoised: [Int16] = []
+    /// Raw samples the suppressor has not yet returned (it works in whole frames).
+    private var awaitingSuppressor: [Int16] = []
+    private var highPass: HighPassFilter?
 
     init(recognizer: CommandRecognizer) {
         self.recognizer = recognizer
         endpointer = Endpointer(configuration: recognizer.options.endpointer)
+        highPass = recognizer.options.highPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
+        suppressor = recognizer.options.noiseSuppressionDB.map { NoiseSuppressor(sampleRate: recognizer.sampleRate, maxAttenuationDB: $0) }
     }
 
     /// Samples seen so far.
@@ -39,13 +49,32 @@ public struct UtteranceStream {
     /// Like `feed`, and also reports where speech starts and, with `partialInterval`, the words
     /// heard so far (for live feedback).
     public mutating func feedEvents(_ samples: [Int16]) throws(HeedError) -> [Event] {
+        guard let suppressor else { return try consume(samples) }
+        awaitingSuppressor.append(contentsOf: samples)
+        return try consume(denoised: suppressor.process(samples))
+    }
+
+    /// Pairs the suppressor's output with the raw samples it came from, then consumes both.
+    private mutating func consume(denoised clean: [Int16]) throws(HeedError) -> [Event] {
+        denoised.append(contentsOf: clean)
+        let raw = Array(awaitingSuppressor.prefix(clean.count))
+        awaitingSuppressor.removeFirst(raw.count)
+        return try consume(raw)
+    }
+
+    /// Endpoints and decodes raw samples (their denoised twins, if any, are already in `denoised`).
+    private mutating func consume(_ samples: [Int16]) throws(HeedError) -> [Event] {
         history.append(contentsOf: samples)
         var events: [Event] = []
         let configuration = recognizer.options.endpointer
         let frameLength = configuration.frameLength
         while endpointed + frameLength <= position {
             let from = endpointed - historyStart
-            let event = endpointer.process(frame: history[from..<from + frameLength])
+            // The endpointer hears the audio without hum and rumble (which the decoder ignores
+            // anyway): otherwise mains hum holds it open. The decoder gets the audio unfiltered.
+            var frame = history[from..<from + frameLength]
+            if highPass != nil { frame = highPass!.process(Array(frame))[...] }
+            let event = endpointer.process(frame: frame)
             endpointed += frameLength
             switch event {
             case .speechStart(let at):
@@ -60,7 +89,8 @@ public struct UtteranceStream {
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
                    endpointed - lastPartial >= Int(interval * Double(recognizer.sampleRate)) {
                     lastPartial = endpointed
-                    let text = try recognizer.partialTranscript(history[(start - historyStart)..<(endpointed - historyStart)])
+                    let (samples, noisy) = audio(start..<endpointed)
+                    let text = try recognizer.partialTranscript(samples, noisy: noisy)
                     if !text.isEmpty && text != lastPartialText { events.append(.partial(text)) }
                     lastPartialText = text
                 }
@@ -77,23 +107,38 @@ public struct UtteranceStream {
 
     /// Ends the input: decodes any utterance still open.
     public mutating func finish() throws(HeedError) -> [Utterance] {
-        guard case .speechEnd(let at) = endpointer.finish(totalSamples: position) else { return [] }
-        return try decode(upTo: at).map { [$0] } ?? []
+        var found: [Utterance] = []
+        if let suppressor {
+            found = try consume(denoised: suppressor.flush()).compactMap { if case .utterance(let utterance) = $0 { utterance } else { nil } }
+        }
+        guard case .speechEnd(let at) = endpointer.finish(totalSamples: position) else { return found }
+        return found + (try decode(upTo: at).map { [$0] } ?? [])
     }
 
     private mutating func decode(upTo end: Int) throws(HeedError) -> Utterance? {
         guard let start = utteranceStart else { return nil }
         utteranceStart = nil
-        let samples = history[(start - historyStart)..<(min(end, position) - historyStart)]
-        let utterance = try recognizer.decodeUtterance(samples, startSample: start)
+        let (samples, noisy) = audio(start..<min(end, position))
+        let utterance = try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy)
         trimHistory(before: end)
         return utterance
+    }
+
+    /// The stream's samples in `range` as the decoder should get them, and whether they are
+    /// noisy (the quietest tenth within `noiseSuppressionRangeDB` of the peak): then denoised,
+    /// otherwise raw, so clean speech reaches the decoder untouched.
+    private func audio(_ range: Range<Int>) -> (samples: ArraySlice<Int16>, noisy: Bool) {
+        let raw = history[(range.lowerBound - historyStart)..<(range.upperBound - historyStart)]
+        guard let limit = recognizer.options.noiseSuppressionRangeDB,
+              let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else { return (raw, false) }
+        return (suppressor == nil ? raw : denoised[raw.indices], true)
     }
 
     private mutating func trimHistory(before sample: Int) {
         let drop = min(sample, position) - historyStart
         guard drop > 0 else { return }
         history.removeFirst(drop)
+        if suppressor != nil { denoised.removeFirst(drop) }
         historyStart += drop
     }
 }

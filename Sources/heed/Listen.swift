@@ -47,6 +47,7 @@ struct Listen: ParsableCommand {
     var exec: String?
 
     @OptionGroup var vocabularyOptions: VocabularyOptions
+    @OptionGroup var tuning: TuningOptions
     @OptionGroup var appOptions: AppOptions
 
     func validate() throws {
@@ -75,7 +76,7 @@ struct Listen: ParsableCommand {
         }
         let recognizer: CommandRecognizer
         let vocabulary = try vocabularyOptions.vocabulary()
-        var options = RecognizerOptions()
+        var options = tuning.options()
         vocabularyOptions.apply(to: &options)
         options.partialInterval = partials > 0 ? partials : nil
         do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech) } catch {

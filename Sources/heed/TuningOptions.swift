@@ -14,6 +14,12 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Report decoded commands below this confidence as not understood.", valueName: "0..1"))
     var minConfidence: Double?
 
+    @Option(help: ArgumentHelp("Suppress steady background noise by up to this many dB before decoding; 0 turns it off.", valueName: "DB"))
+    var noiseSuppression: Int?
+
+    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
+    var noFrontEnd = false
+
     @Option(help: ArgumentHelp("Write PocketSphinx's own log to this file (default: discarded).", valueName: "FILE"))
     var decoderLog: String?
 
@@ -26,6 +32,7 @@ struct TuningOptions: ParsableArguments {
         }
         if let minConfidence, !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
         if let garbagePenalty, !(garbagePenalty > 0 && garbagePenalty <= 1) { throw ValidationError("--garbage-penalty must be in (0, 1]") }
+        if let noiseSuppression, !(0...60).contains(noiseSuppression) { throw ValidationError("--noise-suppression must be between 0 (off) and 60 dB") }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
 
@@ -34,6 +41,13 @@ struct TuningOptions: ParsableArguments {
         if let garbagePenalty { options.garbageWordPenalty = garbagePenalty }
         if let minConfidence { options.minConfidence = minConfidence }
         if let trailingSilence { options.endpointer.trailingSilence = trailingSilence }
+        if noFrontEnd {
+            options.highPassCutoff = nil
+            options.noiseSuppressionDB = nil
+            options.foregroundMarginDB = nil
+            options.noisyGarbageWordPenalty = nil
+        }
+        if let noiseSuppression { options.noiseSuppressionDB = noiseSuppression > 0 ? noiseSuppression : nil }
         if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
         for argument in decoderArguments {
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)

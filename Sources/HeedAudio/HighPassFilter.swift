@@ -1,0 +1,33 @@
+import Foundation
+
+/// A second-order Butterworth high-pass (one biquad): removes mains hum, rumble and DC below
+/// the speech band before endpointing. The acoustic model ignores everything below 133 Hz, so
+/// decoding loses nothing, but the endpointer would otherwise count that energy as sound.
+public struct HighPassFilter: Sendable {
+    private let b0, b1, b2, a1, a2: Double
+    private var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
+
+    public init(cutoff: Double = 100, sampleRate: Int = 16_000) {
+        // Bilinear transform of the analog prototype (RBJ's cookbook), Q = 1/sqrt(2).
+        let omega = 2 * Double.pi * cutoff / Double(sampleRate)
+        let q = 1 / 2.0.squareRoot()
+        let alpha = sin(omega) / (2 * q)
+        let cosine = cos(omega)
+        let a0 = 1 + alpha
+        b0 = (1 + cosine) / 2 / a0
+        b1 = -(1 + cosine) / a0
+        b2 = (1 + cosine) / 2 / a0
+        a1 = -2 * cosine / a0
+        a2 = (1 - alpha) / a0
+    }
+
+    public mutating func process(_ samples: [Int16]) -> [Int16] {
+        samples.map { sample in
+            let x = Double(sample)
+            let y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
+            x2 = x1; x1 = x
+            y2 = y1; y1 = y
+            return Int16(max(-32768, min(32767, y.rounded())))
+        }
+    }
+}
