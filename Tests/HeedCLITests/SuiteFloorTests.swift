@@ -1,0 +1,57 @@
+import Foundation
+import HeedTestSupport
+import Testing
+
+/// The project's own suites with floors: the build fails when accuracy drops below them.
+/// Floors sit a little under the figures in BENCHMARKS.md, so they catch regressions, not noise.
+@Suite(.timeLimit(.minutes(10))) struct SuiteFloorTests {
+    struct Rates {
+        var acceptance: Double
+        var falseAcceptance: Double
+    }
+
+    /// Runs `heed test` and returns each condition's rates by name.
+    func run(_ arguments: [String]) throws -> [String: Rates] {
+        let json = try Fixtures.temporaryDirectory().appendingPathComponent("report.json")
+        let result = try CLI.run(["test"] + arguments + ["--json", json.path])
+        #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        let conditions = try #require(root["conditions"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: conditions.map {
+            ($0["name"] as? String ?? "", Rates(acceptance: $0["acceptance"] as? Double ?? -1, falseAcceptance: $0["falseAcceptance"] as? Double ?? 2))
+        })
+    }
+
+    @Test func builtinsInQuietAndNoise() throws {
+        let rates = try run(["Audio/builtins", "--noise", "Audio/noise/pink.wav", "--snr", "12"])
+        let clean = try #require(rates["clean"]), noisy = try #require(rates["pink @ 12 dB"])
+        #expect(clean.acceptance >= 0.85 && clean.falseAcceptance <= 0.03, "\(clean)")
+        // Single words suffer most in noise (BENCHMARKS.md: 34/60 at pink 12 dB, 0/36 false).
+        #expect(noisy.acceptance >= 0.52 && noisy.falseAcceptance <= 0.03, "\(noisy)")
+    }
+
+    @Test func coffeeContext() throws {
+        let clean = try #require(try run(["Audio/coffee"])["clean"])
+        #expect(clean.acceptance >= 0.85 && clean.falseAcceptance <= 0.34, "\(clean)")
+    }
+
+    @Test func demoRecordingsAllPass() throws {
+        #expect(try CLI.run(["test", "Audio/demo"]).status == 0)
+    }
+
+    /// The front end earns its place: in loud steady noise it accepts more commands and takes
+    /// far fewer non-commands for commands than plain decoding, on the same mixes.
+    @Test func frontEndBeatsPlainDecodingInNoise() throws {
+        let arguments = ["Audio/builtins", "Audio/coffee", "--noise", "Audio/noise/pink.wav", "--snr", "6", "--no-clean"]
+        let plain = try #require(try run(arguments + ["--no-front-end"])["pink @ 6 dB"])
+        let heed = try #require(try run(arguments)["pink @ 6 dB"])
+        #expect(heed.acceptance > plain.acceptance, "front end \(heed), plain \(plain)")
+        #expect(heed.falseAcceptance < plain.falseAcceptance / 2, "front end \(heed), plain \(plain)")
+    }
+
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func realHumanSpeechIsNeverACommand() throws {
+        let speech = try #require(try run(["Audio/speech", "--noise", "Audio/noise/babble.wav", "--snr", "12"])["babble @ 12 dB"])
+        #expect(speech.falseAcceptance == 0)
+    }
+}
