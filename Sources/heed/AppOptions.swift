@@ -71,3 +71,11 @@ extension AuthorizationError {
         return ExitCode(exitCode)
     }
 }
+
+extension HeedError {
+    /// Prints the message and ends the command with this error's status.
+    func exit() -> ExitCode {
+        Terminal.error(message)
+        return ExitCode(exitCode)
+    }
+}

@@ -79,10 +79,7 @@ struct Listen: ParsableCommand {
         var options = tuning.options()
         vocabularyOptions.apply(to: &options)
         options.partialInterval = partials > 0 ? partials : nil
-        do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech) } catch {
-            Terminal.error(error.message)
-            throw ExitCode(error.exitCode)
-        }
+        do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech) } catch { throw error.exit() }
         signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
         // A parent may have started us with these blocked (Foundation's Process does); a

@@ -54,12 +54,7 @@ struct NewSuite: ParsableCommand {
         vocabularyOptions.apply(to: &options)
         let vocabulary = try vocabularyOptions.vocabulary()
         let recognizer: CommandRecognizer
-        do {
-            recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization)
-        } catch {
-            Terminal.error(error.message)
-            throw ExitCode(error.exitCode)
-        }
+        do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
         var text = "# Written by `heed test new` from what these recordings decode to today.\n"
             + "# Review every line: fix what was misheard, then run `heed test \(directory)`.\n"
         if let grammar = vocabularyOptions.grammar {

@@ -52,12 +52,7 @@ struct Recognize: ParsableCommand {
             throw error.exit()
         }
         let recognizer: CommandRecognizer
-        do {
-            recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization)
-        } catch {
-            Terminal.error(error.message)
-            throw ExitCode(error.exitCode)
-        }
+        do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
         let writer = UtteranceWriter(json: json ?? !Terminal.stdoutIsTerminal)
         var firstFailure: Int32?
         var audioSamples = 0

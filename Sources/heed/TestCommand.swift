@@ -127,8 +127,7 @@ struct RunSuites: ParsableCommand {
             report = try runner.run(authorization: authorization) { done, total in bar?.show(done, of: total) }
             bar?.clear()
         } catch {
-            Terminal.error(error.message)
-            throw ExitCode(error.exitCode)
+            throw error.exit()
         }
         print(TestReportText.render(report), terminator: "")
         do {
