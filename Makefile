@@ -46,6 +46,7 @@ test: deps
 
 # Speed, latency and memory beside plain PocketSphinx (takes about four minutes; not part of CI).
 bench: release
+	$(SWIFT) build -c release --product heed-ring-bench
 	python3 scripts/bench.py
 
 # Regenerates the synthetic recordings (they are committed; see Audio/make-fixtures.sh).

@@ -52,6 +52,9 @@ let package = Package(
             dependencies: ["Heed", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
+        // `make bench` only: ring-buffer throughput between two threads (not a product).
+        .executableTarget(name: "heed-ring-bench", dependencies: ["HeedCapture"], path: "Sources/HeedRingBench"),
+
         // Paths to the recordings the tests decode; not part of any product.
         .target(name: "HeedTestSupport", dependencies: ["HeedAuthorization"], path: "Tests/Support"),
         .testTarget(name: "HeedAudioTests", dependencies: ["HeedAudio", "HeedTestSupport"]),

@@ -104,6 +104,11 @@ noise = os.path.join(work, "noise.wav")
 subprocess.run(["sox", "-q", "-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", "30", "pinknoise", "vol", "0.002"], check=True)
 _, idle_wall, idle_cpu, _ = timed([heed, "listen", "--json", "--input", noise], env=env)
 
+# 4. Ring buffer: samples per second from a producer thread to a consumer thread (median of 3).
+ring_bin = os.path.join(os.path.dirname(heed), "heed-ring-bench")
+ring_runs = [json.loads(subprocess.run([ring_bin], capture_output=True, text=True, check=True).stdout) for _ in range(3)]
+ring = sorted(ring_runs, key=lambda r: r["samplesPerSecond"])[1]
+
 # 3. Context compile: a large generated context (100 expressions), against the smallest one.
 words = ["red", "green", "blue", "white", "black", "brown", "gray", "pink", "orange", "yellow",
          "kitchen", "garden", "hallway", "office", "garage", "bedroom", "bathroom", "attic", "porch", "cellar"]
@@ -138,3 +143,6 @@ print(f"listen: peak RSS {listen_rss:.1f} MB, CPU {100 * cpu / wall:.1f} % of on
       f"{100 * idle_cpu / idle_wall:.1f} % in 30 s of room noise; dropped samples {stopped.get('droppedSamples')}")
 print(f"start-up to listening: {startup:.2f} s; model load alone (heed context check, small context): {model_load:.2f} s")
 print(f"context compile, 100 expressions of ~4e9 sentences each (heed context check, model load included): {big_check:.2f} s")
+print(f"ring buffer (2 s at 16 kHz, 160-sample periods, producer flat out): {ring['samplesPerSecond'] / 1e6:.0f} M samples/s "
+      f"delivered to the consumer ({ring['samplesPerSecond'] / 16000:.0f}x real time), {ring['outOfOrder']} out of order, "
+      f"{ring['dropped'] / ring['samples']:.0%} dropped because the producer lapped the consumer")
