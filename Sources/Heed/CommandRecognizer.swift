@@ -90,12 +90,16 @@ public final class CommandRecognizer {
             let spelled = try ContextCompiler.prepare(contexts, for: decoder)
             self.vocabulary = .commands(commands, contexts: spelled)
             commandWords = Set(commands.phrases.joined()).union(spelled.flatMap(\.vocabulary))
-            grammar = Self.grammar(for: commands, contexts: spelled, commandWords: commandWords, decoder: decoder, options: options)
+            // The command paths and the garbage units are worked out once; the noisy search
+            // differs only in what its garbage paths cost.
+            var commandGraph = Grammar()
+            for phrase in commands.phrases { commandGraph.addPhrase(phrase) }
+            for context in spelled { ContextCompiler.add(context, to: &commandGraph) }
+            let garbage = Self.garbageUnits(commandWords: commandWords, decoder: decoder)
+            grammar = Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty)
             if let penalty = options.noisyGarbageWordPenalty {
-                var noisy = options
-                noisy.garbageWordPenalty = penalty
-                noisy.garbagePhonePenalty = options.garbagePhonePenalty * penalty / options.garbageWordPenalty
-                noisyGrammar = Self.grammar(for: commands, contexts: spelled, commandWords: commandWords, decoder: decoder, options: noisy)
+                noisyGrammar = Self.withGarbage(commandGraph, garbage, wordPenalty: penalty,
+                                                phonePenalty: options.garbagePhonePenalty * penalty / options.garbageWordPenalty)
             }
         }
         do {
@@ -117,20 +121,24 @@ public final class CommandRecognizer {
         }
     }
 
-    /// The command phrases, plus two ways out for speech that is not a command: a loop of common
-    /// words, and a loop of single phones for anything else.
-    static func grammar(for commands: CommandSet, contexts: [Context], commandWords: Set<String>, decoder: Decoder, options: RecognizerOptions) -> Grammar {
-        var grammar = Grammar()
-        for phrase in commands.phrases { grammar.addPhrase(phrase) }
-        for context in contexts { ContextCompiler.add(context, to: &grammar) }
+    /// The two ways out for speech that is not a command: common words, and single phones for
+    /// anything else.
+    static func garbageUnits(commandWords: Set<String>, decoder: Decoder) -> (words: [String], phones: [String]) {
         let commandPhones = commandWords.compactMap { decoder.pronunciation(of: $0)?.split(separator: " ") }
-        let garbageWords = GarbageWords.english.filter { word in
+        let words = GarbageWords.english.filter { word in
             guard let phones = decoder.pronunciation(of: word)?.split(separator: " ") else { return false }
             // A word one phone away from a command ("top" for "stop") would steal the command.
             return !commandPhones.contains { editDistance($0, phones) <= 1 }
         }
-        grammar.addGarbageLoop(units: garbageWords, penalty: options.garbageWordPenalty)
-        grammar.addGarbageLoop(units: addPhoneWords(to: decoder), penalty: options.garbagePhonePenalty)
+        return (words, addPhoneWords(to: decoder))
+    }
+
+    /// The command paths plus a garbage loop of each kind, at these per-unit probabilities.
+    static func withGarbage(_ commandGraph: Grammar, _ garbage: (words: [String], phones: [String]),
+                            wordPenalty: Double, phonePenalty: Double) -> Grammar {
+        var grammar = commandGraph
+        grammar.addGarbageLoop(units: garbage.words, penalty: wordPenalty)
+        grammar.addGarbageLoop(units: garbage.phones, penalty: phonePenalty)
         return grammar
     }
 

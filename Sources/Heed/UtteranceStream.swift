@@ -73,7 +73,7 @@ public struct UtteranceStream {
             // The endpointer hears the audio without hum and rumble (which the decoder ignores
             // anyway): otherwise mains hum holds it open. The decoder gets the audio unfiltered.
             var frame = history[from..<from + frameLength]
-            if highPass != nil { frame = highPass!.process(Array(frame))[...] }
+            if highPass != nil { frame = highPass!.process(frame)[...] }
             let event = endpointer.process(frame: frame)
             endpointed += frameLength
             switch event {

@@ -21,7 +21,8 @@ public struct HighPassFilter: Sendable {
         a2 = (1 - alpha) / a0
     }
 
-    public mutating func process(_ samples: [Int16]) -> [Int16] {
+    /// Filters samples in order; takes any collection so a slice of a larger buffer is not copied first.
+    public mutating func process<Samples: Collection<Int16>>(_ samples: Samples) -> [Int16] {
         samples.map { sample in
             let x = Double(sample)
             let y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
