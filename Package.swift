@@ -44,8 +44,10 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Yams", package: "Yams"),
         ]),
+        // Donated shortcuts (invocation phrases) and suggestions, in the same per-user store.
+        .target(name: "HeedShortcuts", dependencies: ["HeedIntents", "HeedAuthorization", .product(name: "GRDB", package: "GRDB.swift")]),
         // What apps import: the pipeline over the stages.
-        .target(name: "Heed", dependencies: ["HeedAudio", "HeedCapture", "HeedRecognition", "HeedIntents", "HeedAuthorization"]),
+        .target(name: "Heed", dependencies: ["HeedAudio", "HeedCapture", "HeedRecognition", "HeedIntents", "HeedAuthorization", "HeedShortcuts"]),
         // The command-line layer.
         .executableTarget(
             name: "heed",
@@ -61,6 +63,7 @@ let package = Package(
         .testTarget(name: "HeedCaptureTests", dependencies: ["HeedCapture", "HeedTestSupport"]),
         .testTarget(name: "HeedRecognitionTests", dependencies: ["HeedRecognition", "HeedAudio", "HeedTestSupport"]),
         .testTarget(name: "HeedIntentsTests", dependencies: ["HeedIntents"]),
+        .testTarget(name: "HeedShortcutsTests", dependencies: ["HeedShortcuts", "HeedTestSupport"]),
         .testTarget(name: "HeedAuthorizationTests", dependencies: ["HeedAuthorization", "HeedTestSupport"]),
         .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedTestSupport", .product(name: "Yams", package: "Yams")]),
         // Runs the built `heed` executable as a user would.

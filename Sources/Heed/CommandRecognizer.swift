@@ -85,40 +85,89 @@ public final class CommandRecognizer {
         self.options = options
         self.vocabulary = vocabulary
         do { decoder = try Decoder(configuration: options.decoder) } catch { throw HeedError(error) }
-        var grammar: Grammar?, noisyGrammar: Grammar?
-        if case .commands(let commands, let contexts) = vocabulary {
-            let spelled = try ContextCompiler.prepare(contexts, for: decoder)
-            self.vocabulary = .commands(commands, contexts: spelled)
-            commandWords = Set(commands.phrases.joined()).union(spelled.flatMap(\.vocabulary))
-            // The command paths and the garbage units are worked out once; the noisy search
-            // differs only in what its garbage paths cost.
-            var commandGraph = Grammar()
-            for phrase in commands.phrases { commandGraph.addPhrase(phrase) }
-            for context in spelled { ContextCompiler.add(context, to: &commandGraph) }
-            let garbage = Self.garbageUnits(commandWords: commandWords, decoder: decoder)
-            grammar = Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty)
-            if let penalty = options.noisyGarbageWordPenalty {
-                noisyGrammar = Self.withGarbage(commandGraph, garbage, wordPenalty: penalty,
-                                                phonePenalty: options.garbagePhonePenalty * penalty / options.garbageWordPenalty)
-            }
+        switch vocabulary {
+        case .commands(let commands, let contexts):
+            baseCommands = commands
+            self.contexts = try ContextCompiler.prepare(contexts, for: decoder)
+            try installCommandSearches(commands)
+        case .jsgf(let url):
+            do { try decoder.addJSGF(file: url, named: Self.commandSearch) } catch { throw HeedError(error) }
         }
-        do {
-            switch vocabulary {
-            case .commands:
-                try decoder.add(grammar!, named: Self.commandSearch)
-                if let noisyGrammar {
-                    try decoder.add(noisyGrammar, named: Self.noisyCommandSearch)
-                    hasNoisySearch = true
-                }
-            case .jsgf(let url): try decoder.addJSGF(file: url, named: Self.commandSearch)
-            }
-            try decoder.select(Self.commandSearch)
-        } catch {
-            throw HeedError(error)
-        }
+        do { try decoder.select(Self.commandSearch) } catch { throw HeedError(error) }
         guard decoder.sampleRate == options.endpointer.sampleRate else {
             throw HeedError(.configuration, "the acoustic model expects \(decoder.sampleRate) Hz; the endpointer is set for \(options.endpointer.sampleRate) Hz")
         }
+    }
+
+    /// The commands given at start, without shortcuts, and the contexts respelled for the dictionary.
+    private var baseCommands = CommandSet()
+    private var contexts: [Context] = []
+
+    /// Builds the command searches (normal and noisy) for `commands` plus the contexts, replacing
+    /// any built before. The command paths and the garbage units are worked out once; the noisy
+    /// search differs only in what its garbage paths cost.
+    private func installCommandSearches(_ commands: CommandSet) throws(HeedError) {
+        vocabulary = .commands(commands, contexts: contexts)
+        commandWords = Set(commands.phrases.joined()).union(contexts.flatMap(\.vocabulary))
+        var commandGraph = Grammar()
+        for phrase in commands.phrases { commandGraph.addPhrase(phrase) }
+        for context in contexts { ContextCompiler.add(context, to: &commandGraph) }
+        let garbage = Self.garbageUnits(commandWords: commandWords, decoder: decoder)
+        do {
+            try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty),
+                            named: Self.commandSearch)
+            if let penalty = options.noisyGarbageWordPenalty {
+                try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: penalty,
+                                                 phonePenalty: options.garbagePhonePenalty * penalty / options.garbageWordPenalty),
+                                named: Self.noisyCommandSearch)
+                hasNoisySearch = true
+            }
+        } catch {
+            throw HeedError(error)
+        }
+    }
+
+    // MARK: Shortcuts
+
+    /// Makes the shortcuts' phrases part of the grammar (replacing the shortcuts set before).
+    /// Shortcuts whose words are not in the dictionary, or whose phrase already means something
+    /// else, are left out; the returned lines say which and why. Call between utterances.
+    @discardableResult
+    public func setShortcuts(_ shortcuts: [Shortcut]) throws(HeedError) -> [String] {
+        guard case .commands = vocabulary else { return [] }
+        var commands = baseCommands
+        var skipped: [String] = []
+        let base = Vocabulary.commands(baseCommands, contexts: contexts)
+        for shortcut in shortcuts {
+            let (words, missing) = ContextCompiler.spell(shortcut.words, for: decoder)
+            if !missing.isEmpty {
+                skipped.append("shortcut '\(shortcut.id)' left out: not in the pronunciation dictionary: \(missing.joined(separator: ", "))")
+            } else if let meaning = base.match(words) ?? commands.match(words), meaning != shortcut.intent {
+                skipped.append("shortcut '\(shortcut.id)' left out: '\(shortcut.phrase)' already means \(meaning.name)")
+            } else if !words.isEmpty {
+                commands.add(.init(intent: shortcut.intent.name, slots: shortcut.intent.slots, phrases: [words]))
+            }
+        }
+        try installCommandSearches(commands)
+        return skipped
+    }
+
+    /// Checks a shortcut before it is donated: its phrase's rules (`PhraseRules`), every word
+    /// against the dictionary, and its meaning against the built-ins and `contexts`. Decodes
+    /// nothing, so it needs no authorization. Returns warnings.
+    public static func check(_ shortcut: Shortcut, others: [Shortcut], vocabulary: Vocabulary = .commands(.builtins),
+                             options: RecognizerOptions = .init()) throws -> [String] {
+        let decoder: Decoder
+        do { decoder = try Decoder(configuration: options.decoder) } catch { throw HeedError(error) }
+        var meaning: Intent?
+        var missing: [String] = []
+        var spelled = shortcut.words
+        if case .commands(let commands, let contexts) = vocabulary {
+            let prepared = try ContextCompiler.prepare(contexts, for: decoder)
+            (spelled, missing) = ContextCompiler.spell(shortcut.words, for: decoder)
+            meaning = Vocabulary.commands(commands, contexts: prepared).match(spelled)
+        }
+        return try PhraseRules.check(shortcut, others: others, meaningElsewhere: meaning, missingWords: missing)
     }
 
     /// The two ways out for speech that is not a command: common words, and single phones for

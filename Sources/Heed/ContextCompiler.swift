@@ -17,14 +17,13 @@ enum ContextCompiler {
                 }
             }
             var missing: [String: [String]] = [:]
-            func spell(_ word: String) -> [String] {
-                if decoder.pronunciation(of: word) != nil { return [word] }
-                let parts = word.split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
-                if parts.count > 1, parts.allSatisfy({ decoder.pronunciation(of: $0) != nil }) { return parts }
-                missing[word, default: []] += []
-                return [word]
+            let respelled = context.respelled { word in
+                guard let parts = spell(word, for: decoder) else {
+                    missing[word, default: []] += []
+                    return [word]
+                }
+                return parts
             }
-            let respelled = context.respelled(spell)
             if !missing.isEmpty {
                 var lines: [String] = []
                 for word in missing.keys.sorted() {
@@ -41,6 +40,24 @@ enum ContextCompiler {
             prepared.append(respelled)
         }
         return prepared
+    }
+
+    /// The word as the dictionary knows it: itself, or its parts ("two-percent" as "two
+    /// percent"); nil when the dictionary has neither.
+    static func spell(_ word: String, for decoder: Decoder) -> [String]? {
+        if decoder.pronunciation(of: word) != nil { return [word] }
+        let parts = word.split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
+        if parts.count > 1, parts.allSatisfy({ decoder.pronunciation(of: $0) != nil }) { return parts }
+        return nil
+    }
+
+    /// A phrase respelled for the dictionary, and the words it lacks.
+    static func spell(_ words: [String], for decoder: Decoder) -> (words: [String], missing: [String]) {
+        var spelled: [String] = [], missing: [String] = []
+        for word in words {
+            if let parts = spell(word, for: decoder) { spelled += parts } else { missing.append(word); spelled.append(word) }
+        }
+        return (spelled, missing)
     }
 
     /// Adds every expression of `context` as paths from the grammar's start to its final state.

@@ -4,3 +4,4 @@
 @_exported import HeedRecognition
 @_exported import HeedAuthorization
 @_exported import HeedCapture
+@_exported import HeedShortcuts

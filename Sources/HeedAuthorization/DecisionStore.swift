@@ -106,7 +106,7 @@ public final class DecisionStore: Sendable {
         }
     }
 
-    static func moveAsideFix(_ path: String) -> String {
+    package static func moveAsideFix(_ path: String) -> String {
         "move it aside (`mv \(path) \(path).bad`) and decide again; Heed will not overwrite it"
     }
 
@@ -188,7 +188,9 @@ public final class DecisionStore: Sendable {
         }
     }
 
-    private func access<T>(_ body: (Database) throws -> T) throws(AuthorizationError) -> T {
+    /// Runs `body` on the store's connection (other per-user records, such as shortcuts, live in
+    /// the same file so that one trust check covers them all).
+    package func access<T>(_ body: (Database) throws -> T) throws(AuthorizationError) -> T {
         do {
             var result: T?
             try Self.retryingWhileBusy { result = try database.writeWithoutTransaction(body) }

@@ -16,11 +16,14 @@ public struct Intent: Equatable, Hashable, Sendable {
 public struct CommandSet: Equatable, Sendable {
     public struct Command: Equatable, Sendable {
         public var intent: String
+        /// Fixed slot values the phrases carry (a donated shortcut's stored slots).
+        public var slots: [String: String]
         /// Each phrase is a sequence of lower-case dictionary words.
         public var phrases: [[String]]
 
-        public init(intent: String, phrases: [[String]]) {
+        public init(intent: String, slots: [String: String] = [:], phrases: [[String]]) {
             self.intent = intent
+            self.slots = slots
             self.phrases = phrases
         }
     }
@@ -47,7 +50,7 @@ public struct CommandSet: Equatable, Sendable {
     public func match(_ words: [String]) -> Intent? {
         let normalized = words.map { $0.lowercased() }
         for command in commands where command.phrases.contains(normalized) {
-            return Intent(name: command.intent)
+            return Intent(name: command.intent, slots: command.slots)
         }
         return nil
     }

@@ -155,7 +155,7 @@ public struct Context: Sendable {
     }
 
     /// Words as the dictionary spells them: lower case, surrounding punctuation dropped.
-    static func words(_ text: String) -> [String] {
+    public static func words(_ text: String) -> [String] {
         text.split(whereSeparator: \.isWhitespace)
             .map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".,!?;:\"")) }
             .filter { !$0.isEmpty }

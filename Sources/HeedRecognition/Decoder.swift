@@ -191,9 +191,13 @@ public final class Decoder {
                 fsg_model_null_trans_add(fsg, Int32(transition.from), Int32(transition.to), logProbability)
             }
         }
+        // Replacing a search frees the old one; if it was the selected search, the decoder would
+        // keep pointing at freed memory until another is selected, so select the new one at once.
+        let selected = ps_get_search(decoder).map { String(cString: $0) }
         guard ps_set_fsg(decoder, name, fsg) == 0 else {
             throw RecognitionError(kind: .grammar, function: "ps_set_fsg", message: "the decoder rejected grammar '\(name)'")
         }
+        if selected == name { try select(name) }
     }
 
     /// Adds a named search over a hand-written JSGF grammar file (PocketSphinx expands its rules;
