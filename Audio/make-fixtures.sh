@@ -4,6 +4,7 @@
 # The WAVs are committed; rerun this only to change them. Needs: espeak-ng sox.
 set -euo pipefail
 cd "$(dirname "$0")"
+only=${1:-all}
 
 say() {  # say VOICE SPEED TEXT OUT [sox output options...]
     local voice=$1 speed=$2 text=$3 out=$4; shift 4
@@ -20,6 +21,47 @@ say() {  # say VOICE SPEED TEXT OUT [sox output options...]
     sox -q "$mixed" "$@" "$out"
     rm -f "$tmp" "$padded" "$noise" "$mixed"
 }
+
+# Dialogue suite (Models/contexts/barista.yml): each file is a whole exchange, the turns said
+# one after another with a pause, as a person answers a question. Run with `dialogue` as the
+# first argument to remake only these (and the shortcut recordings).
+exchange() {  # exchange VOICE OUT TURN... ("_" is 7 s of silence, past the 6 s timeout)
+    local voice=$1 out=$2; shift 2
+    local dir; dir=$(mktemp -d)
+    local parts=() n=0
+    for turn in "$@"; do
+        n=$((n + 1))
+        if [ "$turn" = _ ]; then
+            sox -q -n -r 16000 -c 1 -b 16 "$dir/$n.wav" synth 7 pinknoise vol 0.002
+        else
+            say "$voice" 150 "$turn" "$dir/$n.wav" -r 16000 -c 1 -b 16
+        fi
+        parts+=("$dir/$n.wav")
+    done
+    sox -q "${parts[@]}" "$out"
+    rm -rf "$dir"
+}
+
+make_dialogue() {
+    rm -rf dialogue && mkdir -p dialogue
+    for voice in en-us en-us+f2; do
+        v=${voice//+/_}
+        exchange "$voice" "dialogue/resolve-confirm-$v.wav" "order a tea" "large" "yes"
+        exchange "$voice" "dialogue/confirm-$v.wav" "I'd like a small coffee" "yeah"
+        exchange "$voice" "dialogue/declined-$v.wav" "get me a medium lemonade" "no"
+        exchange "$voice" "dialogue/cancelled-$v.wav" "order a hot chocolate" "cancel"
+        exchange "$voice" "dialogue/timeout-$v.wav" "order a coffee" _ "stop"
+        exchange "$voice" "dialogue/food-$v.wav" "order a muffin"
+        exchange "$voice" "dialogue/none-$v.wav" "what time is it"
+    done
+    # Shortcuts: the donated phrase of the README's example, and a phrase nobody donated.
+    rm -rf shortcuts && mkdir -p shortcuts
+    say en-us 150 "order my coffee" shortcuts/order-my-coffee.wav -r 16000 -c 1 -b 16
+    say en-us+f2 150 "order my coffee" shortcuts/order-my-coffee-f2.wav -r 16000 -c 1 -b 16
+    exchange en-us shortcuts/coffee-then-stop.wav "order my coffee" "stop"
+}
+
+if [ "$only" = dialogue ]; then make_dialogue; exit 0; fi
 
 # Demo: one file per built-in command, in the formats real recorders produce, plus a file with
 # three commands and one with speech that is not a command.
@@ -119,3 +161,5 @@ for phrase in "${coffee_negatives[@]}"; do
     echo "  $file: {understood: false}  # $phrase" >> coffee/suite.yml
 done
 echo "made $(ls coffee/*.wav | wc -l) coffee recordings"
+
+make_dialogue

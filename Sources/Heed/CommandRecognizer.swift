@@ -73,6 +73,11 @@ public final class CommandRecognizer {
     static let noisyCommandSearch = "commands-in-noise"
     private var hasNoisySearch = false
     private var selectedSearch = commandSearch
+    /// What the next utterance is decoded against (a dialogue's question narrows it), and the
+    /// phrases that answer it; `answerSearch` is nil while listening for commands.
+    public private(set) var expectation = Conversation.Expectation.command
+    private var answerPhrases: Set<[String]> = []
+    private var answerSearch: String?
 
     /// The rate the decoder's acoustic model expects; everything is converted to it.
     public var sampleRate: Int { decoder.sampleRate }
@@ -126,6 +131,49 @@ public final class CommandRecognizer {
             throw HeedError(error)
         }
     }
+
+    // MARK: Dialogue
+
+    /// A conversation over this recognizer's contexts (their words as the decoder spells them),
+    /// or nil when no intent has a dialogue.
+    public func makeConversation() -> Conversation? {
+        let conversation = Conversation(contexts: contexts)
+        return conversation.isEmpty ? nil : conversation
+    }
+
+    /// Narrows what the next utterances are decoded against: a slot's values (or "cancel"),
+    /// yes or no, or back to the commands. Each answer grammar is built the first time.
+    public func expect(_ expectation: Conversation.Expectation) throws(HeedError) {
+        guard expectation != self.expectation else { return }
+        let phrases: [[String]], name: String
+        switch expectation {
+        case .command:
+            self.expectation = .command
+            answerSearch = nil
+            answerPhrases = []
+            return
+        case .slot(let type):
+            phrases = Conversation(contexts: contexts).answers(for: type) + ConfirmationWords.cancel
+            name = "answer:" + type
+        case .confirmation:
+            phrases = ConfirmationWords.yes + ConfirmationWords.no
+            name = "confirmation"
+        }
+        if !builtAnswerSearches.contains(name) {
+            var graph = Grammar()
+            for phrase in phrases { graph.addPhrase(phrase) }
+            let garbage = Self.garbageUnits(commandWords: Set(phrases.joined()), decoder: decoder)
+            do { try decoder.add(Self.withGarbage(graph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty), named: name) } catch {
+                throw HeedError(error)
+            }
+            builtAnswerSearches.insert(name)
+        }
+        self.expectation = expectation
+        answerSearch = name
+        answerPhrases = Set(phrases)
+    }
+
+    private var builtAnswerSearches: Set<String> = []
 
     // MARK: Shortcuts
 
@@ -241,6 +289,12 @@ public final class CommandRecognizer {
         return utterances
     }
 
+    /// Decodes samples already at `sampleRate`, with every event (dialogue steps included).
+    public func recognizeEvents(samples: [Int16]) throws(HeedError) -> [UtteranceStream.Event] {
+        var stream = makeStream()
+        return try stream.feedEvents(samples) + stream.finishEvents()
+    }
+
     /// A stream that decodes audio as it arrives, utterance by utterance.
     public func makeStream() -> UtteranceStream {
         UtteranceStream(recognizer: self)
@@ -308,14 +362,15 @@ public final class CommandRecognizer {
     func partialTranscript(_ samples: ArraySlice<Int16>, noisy: Bool = false) throws(HeedError) -> String {
         try selectSearch(noisy: noisy)
         guard case .commands = vocabulary else { return try decode(samples).text }
-        return try decode(samples).spokenWords.map { Self.baseWord($0.word) }.filter(commandWords.contains).joined(separator: " ")
+        let known = answerSearch == nil ? commandWords : Set(answerPhrases.joined())
+        return try decode(samples).spokenWords.map { Self.baseWord($0.word) }.filter(known.contains).joined(separator: " ")
     }
 
     /// Noise makes every path through the grammar fit worse, the garbage paths most of all (they
     /// pay per word): non-commands then come out as short commands. Noisy utterances are
     /// decoded against a grammar whose garbage is cheaper (`noisyGarbageWordPenalty`).
     private func selectSearch(noisy: Bool) throws(HeedError) {
-        let wanted = noisy && hasNoisySearch ? Self.noisyCommandSearch : Self.commandSearch
+        let wanted = answerSearch ?? (noisy && hasNoisySearch ? Self.noisyCommandSearch : Self.commandSearch)
         guard wanted != selectedSearch else { return }
         do { try decoder.select(wanted) } catch { throw HeedError(error) }
         selectedSearch = wanted
@@ -351,7 +406,13 @@ public final class CommandRecognizer {
         let start = (Double(startSample) + Double(first.startFrame) * samplesPerFrame) / Double(sampleRate)
         let end = (Double(startSample) + Double(last.endFrame + 1) * samplesPerFrame) / Double(sampleRate)
         let words = spoken.map { Self.baseWord($0.word) }
-        let confidence = Self.confidence(of: words, among: hypothesis.alternatives, vocabulary: vocabulary)
+        let confidence = Self.confidence(of: words, among: hypothesis.alternatives, meaning: meaning)
+        if answerSearch != nil {
+            // An answer to a question: one of its phrases, or (through the garbage loops) not an answer.
+            let understood = answerPhrases.contains(words) && confidence >= options.minConfidence
+            return Utterance(start: start, end: end, transcript: understood ? words.joined(separator: " ") : "", intent: nil,
+                             understood: understood, confidence: confidence)
+        }
         switch vocabulary {
         case .jsgf:
             return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: nil, understood: true, confidence: confidence)
@@ -370,25 +431,28 @@ public final class CommandRecognizer {
 
     /// How much of the N-best probability mass agrees with the best path's meaning: the same
     /// intent (any alignment or pronunciation), or the same transcript for a plain grammar.
-    static func confidence(of words: [String], among alternatives: [Alternative], vocabulary: Vocabulary) -> Double {
+    static func confidence(of words: [String], among alternatives: [Alternative], meaning: ([String]) -> String) -> Double {
         guard let best = alternatives.map(\.score).max() else { return 0 }
-        func meaning(_ words: [String]) -> String {
-            let base = words.map(baseWord)
-            switch vocabulary {
-            case .commands:
-                guard let intent = vocabulary.match(base) else { return "(not a command)" }
-                return intent.name + intent.slots.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-            case .jsgf: return base.joined(separator: " ")
-            }
-        }
         let target = meaning(words)
         var agreeing = 0.0, total = 0.0
         for alternative in alternatives {
             let weight = exp(Double(alternative.score - best) / confidenceScale)
             total += weight
-            if meaning(alternative.words) == target { agreeing += weight }
+            if meaning(alternative.words.map(baseWord)) == target { agreeing += weight }
         }
         return total > 0 ? agreeing / total : 0
+    }
+
+    /// What a word sequence means under the current expectation: an intent with its slots, an
+    /// answer, or a transcript for a plain grammar. Alternatives that mean the same agree.
+    private func meaning(_ words: [String]) -> String {
+        if answerSearch != nil { return answerPhrases.contains(words) ? words.joined(separator: " ") : "(not an answer)" }
+        switch vocabulary {
+        case .commands:
+            guard let intent = vocabulary.match(words) else { return "(not a command)" }
+            return intent.name + intent.slots.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+        case .jsgf: return words.joined(separator: " ")
+        }
     }
 
     /// "resume(2)" is the second pronunciation of "resume".

@@ -18,10 +18,16 @@ public enum ListenEvent: Sendable, Equatable {
     case partial(time: Double, transcript: String)
     /// An utterance ended: an intent, or speech that was not understood.
     case utterance(Utterance)
+    /// A question, a completed intent or an abandoned one, at this stream time (only for
+    /// contexts with a `dialogue:`; then act on `.completed`, not on each utterance).
+    case dialogue(Conversation.Event, time: Double)
     /// The input level over the last tenth of a second, in dBFS (for a meter).
     case level(dBFS: Double)
     /// Audio was lost: the decoder fell behind the ring (samples), or the device overran.
     case overrun(droppedSamples: Int, deviceOverruns: Int)
+    /// The donated shortcuts in the grammar changed (at start, and after each donation or
+    /// deletion): how many are active, and why others were left out.
+    case shortcuts(active: Int, skipped: [String])
     /// Listening ended; `error` is nil when it ended normally (input over, or asked to stop).
     case stopped(error: HeedError?, seconds: Double, droppedSamples: Int, deviceOverruns: Int)
 }
@@ -35,12 +41,31 @@ public final class Listener {
     public let bufferSeconds: Double
     /// Stop after this much audio (nil: until stopped).
     public let maxSeconds: Double?
+    /// Where donated shortcuts come from (nil: none); re-read whenever another process changes it.
+    public let shortcuts: ShortcutStore?
+    /// How often the shortcut store is checked for changes.
+    static let shortcutPollInterval = Duration.milliseconds(500)
 
-    public init(source: LiveSource, recognizer: CommandRecognizer, bufferSeconds: Double = 2, maxSeconds: Double? = nil) {
+    public init(source: LiveSource, recognizer: CommandRecognizer, bufferSeconds: Double = 2, maxSeconds: Double? = nil,
+                shortcuts: ShortcutStore? = nil) {
         self.source = source
         self.recognizer = recognizer
         self.bufferSeconds = bufferSeconds
         self.maxSeconds = maxSeconds
+        self.shortcuts = shortcuts
+    }
+
+    /// Puts the store's shortcuts into the grammar when the store changed since `version`.
+    private func refreshShortcuts(since version: inout Int?, onEvent: (ListenEvent) -> Void) throws(HeedError) {
+        guard let shortcuts else { return }
+        let current: Int
+        do { current = try shortcuts.version() } catch { throw HeedError(error) }
+        guard current != version else { return }
+        version = current
+        let all: [Shortcut]
+        do { all = try shortcuts.all() } catch { throw HeedError(error) }
+        let skipped = try recognizer.setShortcuts(all)
+        onEvent(.shortcuts(active: all.count - skipped.count, skipped: skipped))
     }
 
     /// Listens until `shouldStop` returns true, the input ends, or an error; calls `onEvent` for
@@ -48,6 +73,9 @@ public final class Listener {
     public func run(shouldStop: @escaping @Sendable () -> Bool, onEvent: (ListenEvent) -> Void) throws(HeedError) {
         let producer = try Producer(source: source, targetRate: recognizer.sampleRate, maxSeconds: maxSeconds)
         let ring = SampleRing(capacity: max(1, Int(bufferSeconds * Double(producer.rate))) * producer.channels)
+        var shortcutVersion: Int?
+        try refreshShortcuts(since: &shortcutVersion, onEvent: onEvent)
+        var shortcutsChecked = ContinuousClock.now
         onEvent(.listening(source: producer.label, format: producer.formatDescription))
         let finished = Atomic<Bool>(false)
         let failure = Mutex<HeedError?>(nil)
@@ -81,14 +109,15 @@ public final class Listener {
                     levelSamples = 0
                 }
                 do {
-                    for event in try stream.feedEvents(samples) {
-                        switch event {
-                        case .speechStart(let time): onEvent(.speechStart(time: time))
-                        case .partial(let text): onEvent(.partial(time: Double(stream.position) / Double(recognizer.sampleRate), transcript: text))
-                        case .utterance(let utterance): onEvent(.utterance(utterance))
-                        }
-                    }
+                    for event in try stream.feedEvents(samples) { onEvent(listenEvent(event, at: stream.position)) }
                 } catch {
+                    reason = error
+                    break
+                }
+            }
+            if ContinuousClock.now - shortcutsChecked >= Self.shortcutPollInterval {
+                shortcutsChecked = ContinuousClock.now
+                do { try refreshShortcuts(since: &shortcutVersion, onEvent: onEvent) } catch {
                     reason = error
                     break
                 }
@@ -108,7 +137,7 @@ public final class Listener {
                 reason = error
             } else {
                 do {
-                    for utterance in try stream.finish() { onEvent(.utterance(utterance)) }
+                    for event in try stream.finishEvents() { onEvent(listenEvent(event, at: stream.position)) }
                 } catch {
                     reason = error
                 }
@@ -119,6 +148,16 @@ public final class Listener {
         while !finished.load(ordering: .acquiring) { usleep(1_000) }
         onEvent(.stopped(error: reason, seconds: Double(stream.position) / Double(recognizer.sampleRate),
                          droppedSamples: ring.dropped / producer.channels, deviceOverruns: producer.deviceOverruns))
+    }
+
+    private func listenEvent(_ event: UtteranceStream.Event, at position: Int) -> ListenEvent {
+        let time = Double(position) / Double(recognizer.sampleRate)
+        switch event {
+        case .speechStart(let time): return .speechStart(time: time)
+        case .partial(let text): return .partial(time: time, transcript: text)
+        case .utterance(let utterance): return .utterance(utterance)
+        case .dialogue(let step): return .dialogue(step, time: time)
+        }
     }
 
     static func mixToMono(_ interleaved: [Int16], channels: Int) -> [Int16] {
@@ -219,14 +258,15 @@ extension Listener {
     /// }
     /// ```
     public static func events(source: LiveSource, vocabulary: Vocabulary = .commands(.builtins), options: RecognizerOptions = .init(),
-                              speech: Authorization, bufferSeconds: Double = 2, maxSeconds: Double? = nil) -> AsyncStream<ListenEvent> {
+                              speech: Authorization, bufferSeconds: Double = 2, maxSeconds: Double? = nil,
+                              shortcuts: ShortcutStore? = nil) -> AsyncStream<ListenEvent> {
         let (stream, continuation) = AsyncStream<ListenEvent>.makeStream(bufferingPolicy: .unbounded)
         let cancelled = Atomic<Bool>(false)
         continuation.onTermination = { _ in cancelled.store(true, ordering: .relaxed) }
         let thread = Thread {
             do {
                 let recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech)
-                try Listener(source: source, recognizer: recognizer, bufferSeconds: bufferSeconds, maxSeconds: maxSeconds)
+                try Listener(source: source, recognizer: recognizer, bufferSeconds: bufferSeconds, maxSeconds: maxSeconds, shortcuts: shortcuts)
                     .run(shouldStop: { cancelled.load(ordering: .relaxed) }) { continuation.yield($0) }
             } catch {
                 let failure = error as? HeedError ?? HeedError(.internalFailure, "\(error)")

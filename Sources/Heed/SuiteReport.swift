@@ -47,6 +47,9 @@ public struct SuiteReport: Sendable {
         if let error = result.error { return .error(error) }
         let entry = entry(of: result)
         let got = result.understood
+        if let prompts = entry.prompts, prompts != result.prompts {
+            return .failed("expected the questions [\(prompts.joined(separator: ", "))], asked [\(result.prompts.joined(separator: ", "))]")
+        }
         if entry.isNegative {
             return got.isEmpty ? .passed : .failed("expected nothing understood, got \(Self.describe(got))")
         }

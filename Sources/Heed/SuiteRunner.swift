@@ -41,6 +41,8 @@ public struct CaseResult: Sendable {
     /// CPU time the decoding thread spent on this file, and the file's length.
     public var cpuSeconds: Double
     public var audioSeconds: Double
+    /// The questions a dialogue asked, in order (slot names, or `confirm`).
+    public var prompts: [String] = []
 
     public var understood: [Utterance] { utterances.filter(\.understood) }
 }
@@ -116,7 +118,7 @@ public struct SuiteRunner: Sendable {
                     let result = try decode(frozenSuites[job.suite], entry: job.entry, condition: conditions[job.condition], with: recognizer)
                     results.withLock { $0[index] = CaseResult(suite: job.suite, entry: job.entry, condition: job.condition,
                                                                utterances: result.utterances, error: result.error,
-                                                               cpuSeconds: result.cpu, audioSeconds: result.audio) }
+                                                               cpuSeconds: result.cpu, audioSeconds: result.audio, prompts: result.prompts) }
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
                     return
@@ -130,16 +132,16 @@ public struct SuiteRunner: Sendable {
 
     /// One file under one condition. Throws only for what must stop the whole run (permission).
     private func decode(_ suite: TestSuite, entry index: Int, condition: SuiteCondition,
-                        with recognizer: CommandRecognizer) throws(HeedError) -> (utterances: [Utterance], error: String?, cpu: Double, audio: Double) {
+                        with recognizer: CommandRecognizer) throws(HeedError) -> (utterances: [Utterance], error: String?, cpu: Double, audio: Double, prompts: [String]) {
         let entry = suite.entries[index]
-        if let problem = entry.problem { return ([], problem, 0, 0) }
+        if let problem = entry.problem { return ([], problem, 0, 0, []) }
         let rate = recognizer.sampleRate
         var samples: [Float]
         do {
             let wav = try WAVFile(contentsOf: suite.directory.appendingPathComponent(entry.file))
             samples = Resampler.convert(wav.samples, from: wav.format.sampleRate, to: rate)
         } catch {
-            return ([], HeedError(error).message, 0, 0)
+            return ([], HeedError(error).message, 0, 0, [])
         }
         switch condition {
         case .clean: break
@@ -158,13 +160,41 @@ public struct SuiteRunner: Sendable {
         }
         let started = Self.threadCPUTime()
         do {
-            let utterances = try recognizer.recognize(samples: PCM.int16(from: samples))
-            return (utterances, nil, Self.threadCPUTime() - started, Double(samples.count) / Double(rate))
+            let outcome = Self.outcome(of: try recognizer.recognizeEvents(samples: PCM.int16(from: samples)))
+            return (outcome.utterances, nil, Self.threadCPUTime() - started, Double(samples.count) / Double(rate), outcome.prompts)
         } catch where error.kind == .permission {
             throw error
         } catch {
-            return ([], error.message, 0, 0)
+            return ([], error.message, 0, 0, [])
         }
+    }
+
+    /// What a file's events amount to. Without a dialogue, its utterances. With one, each
+    /// exchange counts as one utterance: the completed intent over all its turns, or not
+    /// understood when it was abandoned; and the questions asked.
+    static func outcome(of events: [UtteranceStream.Event]) -> (utterances: [Utterance], prompts: [String]) {
+        let dialogue = events.contains { if case .dialogue = $0 { true } else { false } }
+        var utterances: [Utterance] = [], prompts: [String] = [], turns: [Utterance] = []
+        for event in events {
+            switch event {
+            case .utterance(let utterance):
+                if !dialogue { utterances.append(utterance) } else if utterance.understood { turns.append(utterance) }
+            case .dialogue(.prompt(let prompt)):
+                prompts.append(prompt.slot ?? "confirm")
+            case .dialogue(.completed(let intent)):
+                utterances.append(Utterance(start: turns.first?.start ?? 0, end: turns.last?.end ?? 0,
+                                            transcript: turns.map(\.transcript).joined(separator: " / "), intent: intent,
+                                            understood: true, confidence: turns.map(\.confidence).min() ?? 0))
+                turns = []
+            case .dialogue(.aborted):
+                utterances.append(Utterance(start: turns.first?.start ?? 0, end: turns.last?.end ?? 0, transcript: "", intent: nil,
+                                            understood: false, confidence: 0))
+                turns = []
+            case .speechStart, .partial:
+                break
+            }
+        }
+        return (utterances, prompts)
     }
 
     /// FNV-1a: the same text gives the same seed in every run (Swift's Hasher is seeded per process).

@@ -13,6 +13,10 @@ import Yams
 ///   two.wav: [{intent: start}, {intent: stop}]    # several utterances, in order
 ///   chatter.wav: {understood: false}
 ///   said.wav: {transcript: "go forward ten meters"} # scored by word error rate
+///   # With a context that has a `dialogue:`, a file can hold a whole exchange; `prompts`
+///   # lists the questions asked (slot names, `confirm`) and the intent is the completed one.
+///   tea.wav: {intent: orderDrink, slots: {drink: tea, size: large}, prompts: [size, confirm]}
+///   declined.wav: {understood: false, prompts: [confirm]}
 /// ```
 /// File names are relative to the suite and may point outside it (`../../shared/x.wav`).
 public struct TestSuite: Sendable {
@@ -33,6 +37,8 @@ public struct TestSuite: Sendable {
         public var expected: [Expectation]
         /// A problem with the entry itself (the suite runs the rest).
         public var problem: String?
+        /// The questions a dialogue must ask, in order (slot names, or `confirm`); nil: not checked.
+        public var prompts: [String]?
 
         /// A negative: speech (or noise) that must not become a command.
         public var isNegative: Bool { expected.isEmpty }
@@ -75,6 +81,10 @@ public struct TestSuite: Sendable {
             let items: [Any] = (files[name] as? [Any]) ?? [files[name] as Any]
             for item in items {
                 guard let fields = item as? [String: Any] else { entry.problem = "each expectation is a mapping"; break }
+                if let prompts = fields["prompts"] {
+                    guard let names = prompts as? [Any] else { entry.problem = "`prompts` is a list of slot names and `confirm`"; break }
+                    entry.prompts = (entry.prompts ?? []) + names.map { "\($0)" }
+                }
                 if fields["understood"] as? Bool == false { continue }
                 let transcript = fields["transcript"].map { "\($0)" }
                 let intent = (fields["intent"] as? String).map { name in

@@ -22,9 +22,14 @@ public struct UtteranceStream {
     /// Raw samples the suppressor has not yet returned (it works in whole frames).
     private var awaitingSuppressor: [Int16] = []
     private var highPass: HighPassFilter?
+    /// The exchange around intents with a dialogue (nil when no context has one). After each
+    /// utterance it decides what the next one is decoded against.
+    private var conversation: Conversation?
 
     init(recognizer: CommandRecognizer) {
         self.recognizer = recognizer
+        conversation = recognizer.makeConversation()
+        try? recognizer.expect(.command)  // a reused recognizer may still be waiting for an answer
         endpointer = Endpointer(configuration: recognizer.options.endpointer)
         highPass = recognizer.options.highPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
         suppressor = recognizer.options.noiseSuppressionDB.map { NoiseSuppressor(sampleRate: recognizer.sampleRate, maxAttenuationDB: $0) }
@@ -44,6 +49,17 @@ public struct UtteranceStream {
         /// The words heard so far in the current utterance (with `partialInterval` set).
         case partial(String)
         case utterance(Utterance)
+        /// A question, a completed intent or an abandoned one (only for contexts with a
+        /// `dialogue:`; then act on `.completed`, not on each utterance).
+        case dialogue(Conversation.Event)
+    }
+
+    /// Whether utterances go through a dialogue (see `Event.dialogue`).
+    public var hasDialogue: Bool { conversation != nil }
+
+    /// The response the context gives for the outcome of acting on `intent`, if any.
+    public func response(for intent: Intent, succeeded: Bool) -> String? {
+        conversation?.response(for: intent, succeeded: succeeded)
     }
 
     /// Like `feed`, and also reports where speech starts and, with `partialInterval`, the words
@@ -84,8 +100,18 @@ public struct UtteranceStream {
                 let onset = endpointed - Int(configuration.minSpeech * Double(recognizer.sampleRate))
                 events.append(.speechStart(Double(onset) / Double(recognizer.sampleRate)))
             case .speechEnd(let at):
-                if let utterance = try decode(upTo: at) { events.append(.utterance(utterance)) }
+                if let utterance = try decode(upTo: at) {
+                    events.append(.utterance(utterance))
+                    try converse { $0.heard(intent: utterance.intent, words: Context.words(utterance.transcript), understood: utterance.understood,
+                                            start: utterance.start, end: utterance.end) }
+                    events += pendingDialogue
+                }
             case nil:
+                if utteranceStart == nil, conversation?.expectation != .command {
+                    let now = Double(endpointed) / Double(recognizer.sampleRate)
+                    try converse { $0.tick(at: now) }
+                    events += pendingDialogue
+                }
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
                    endpointed - lastPartial >= Int(interval * Double(recognizer.sampleRate)) {
                     lastPartial = endpointed
@@ -107,12 +133,37 @@ public struct UtteranceStream {
 
     /// Ends the input: decodes any utterance still open.
     public mutating func finish() throws(HeedError) -> [Utterance] {
-        var found: [Utterance] = []
-        if let suppressor {
-            found = try consume(denoised: suppressor.flush()).compactMap { if case .utterance(let utterance) = $0 { utterance } else { nil } }
+        try finishEvents().compactMap { if case .utterance(let utterance) = $0 { utterance } else { nil } }
+    }
+
+    /// Like `finish`, with every event (a question still open at the end is abandoned).
+    public mutating func finishEvents() throws(HeedError) -> [Event] {
+        var events: [Event] = []
+        if let suppressor { events = try consume(denoised: suppressor.flush()) }
+        if case .speechEnd(let at) = endpointer.finish(totalSamples: position), let utterance = try decode(upTo: at) {
+            events.append(.utterance(utterance))
+            try converse { $0.heard(intent: utterance.intent, words: Context.words(utterance.transcript), understood: utterance.understood,
+                                    start: utterance.start, end: utterance.end) }
+            events += pendingDialogue
         }
-        guard case .speechEnd(let at) = endpointer.finish(totalSamples: position) else { return found }
-        return found + (try decode(upTo: at).map { [$0] } ?? [])
+        try converse { $0.finish() }
+        return events + pendingDialogue
+    }
+
+    /// Dialogue events of the last `converse`, taken once.
+    private var pendingDialogue: [Event] {
+        mutating get {
+            defer { dialogueEvents = [] }
+            return dialogueEvents.map(Event.dialogue)
+        }
+    }
+    private var dialogueEvents: [Conversation.Event] = []
+
+    /// Runs one step of the conversation and points the recognizer at what it expects next.
+    private mutating func converse(_ step: (inout Conversation) -> [Conversation.Event]) throws(HeedError) {
+        guard conversation != nil else { return }
+        dialogueEvents += step(&conversation!)
+        try recognizer.expect(conversation!.expectation)
     }
 
     private mutating func decode(upTo end: Int) throws(HeedError) -> Utterance? {

@@ -54,6 +54,8 @@ public struct Context: Sendable {
     public private(set) var macros: [String: [Pattern]] = [:]
     /// Pronunciations the context supplies for words the dictionary lacks ("word": "W ER D").
     public private(set) var pronunciations: [String: String] = [:]
+    /// Questions, confirmations and responses per intent (the `dialogue:` section; see `DialogueRules`).
+    public private(set) var dialogue: [String: DialogueRules] = [:]
 
     public var intentNames: [String] {
         var seen = Set<String>()
@@ -152,6 +154,10 @@ public struct Context: Sendable {
                 expressions.append(Expression(intent: intent, text: text, pattern: pattern, line: mark?.line ?? 0, column: mark?.column ?? 0))
             }
         }
+        for key in (root?.mapping.map { Array($0.keys) } ?? []).compactMap(\.string) where !["context", "dialogue"].contains(key) {
+            throw fail("unknown top-level key '\(key)' (expected context, dialogue)", root?.mapping?.keys.first { $0.string == key })
+        }
+        dialogue = try Self.dialogue(from: root, context: self) { message, node in fail(message, node) }
     }
 
     /// Words as the dictionary spells them: lower case, surrounding punctuation dropped.

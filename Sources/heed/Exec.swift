@@ -13,12 +13,17 @@ final class IntentCommandRunner: Sendable {
         self.command = command
     }
 
-    func run(for utterance: Utterance, json: String) {
+    func run(for utterance: Utterance, json: String, completion: (@Sendable (_ succeeded: Bool) -> Void)? = nil) {
         guard let intent = utterance.intent else { return }
+        run(for: intent, transcript: utterance.transcript, confidence: utterance.confidence, json: json, completion: completion)
+    }
+
+    /// Runs the command for `intent`; `completion` gets whether it exited 0 (on the runner's queue).
+    func run(for intent: Intent, transcript: String, confidence: Double?, json: String, completion: (@Sendable (_ succeeded: Bool) -> Void)? = nil) {
         var environment = ProcessInfo.processInfo.environment
         environment["HEED_INTENT"] = intent.name
-        environment["HEED_TRANSCRIPT"] = utterance.transcript
-        environment["HEED_CONFIDENCE"] = String(format: "%.2f", utterance.confidence)
+        environment["HEED_TRANSCRIPT"] = transcript
+        if let confidence { environment["HEED_CONFIDENCE"] = String(format: "%.2f", confidence) }
         for (name, value) in intent.slots {
             environment["HEED_SLOT_" + name.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()] = value
         }
@@ -39,13 +44,40 @@ final class IntentCommandRunner: Sendable {
                 if process.terminationStatus != 0 {
                     Terminal.error("--exec command exited with status \(process.terminationStatus) for intent \(intent.name)")
                 }
+                completion?(process.terminationStatus == 0)
             } catch {
                 Terminal.error("--exec command could not start: \(error.localizedDescription)")
+                completion?(false)
             }
         }
     }
 
     /// Waits for the commands already started.
+    func finish() {
+        queue.sync {}
+    }
+}
+
+/// Says prompts and responses aloud with espeak-ng, one at a time, off the decoding thread.
+final class Speaker: Sendable {
+    private let queue = DispatchQueue(label: "heed-speak")
+
+    func say(_ text: String) {
+        queue.async {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["espeak-ng", "--", text]
+            process.standardOutput = FileHandle.nullDevice
+            do {
+                try process.run()
+                process.waitUntilExit()
+            } catch {
+                Terminal.error("--speak: espeak-ng could not start (install the espeak-ng package): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// Waits until everything queued has been said.
     func finish() {
         queue.sync {}
     }

@@ -46,7 +46,12 @@ struct Listen: ParsableCommand {
     @Option(help: ArgumentHelp("Run this shell command for each intent, with HEED_INTENT, HEED_SLOT_<NAME>, HEED_TRANSCRIPT and HEED_CONFIDENCE set and the event's JSON on stdin. Commands run one at a time, in order.", valueName: "CMD"))
     var exec: String?
 
+    @Flag(help: "Say the questions and responses of context dialogues aloud with espeak-ng.")
+    var speak = false
+
     @OptionGroup var vocabularyOptions: VocabularyOptions
+    @Flag(help: "Leave out the phrases of donated shortcuts (see `heed shortcuts`); otherwise donations and deletions take effect within a second.")
+    var noShortcuts = false
     @OptionGroup var tuning: TuningOptions
     @OptionGroup var appOptions: AppOptions
 
@@ -90,31 +95,72 @@ struct Listen: ParsableCommand {
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
 
-        let writer = EventWriter(json: json ?? !Terminal.stdoutIsTerminal)
+        let dialogue = recognizer.makeConversation()
+        let writer = EventWriter(json: json ?? !Terminal.stdoutIsTerminal, dialogue: dialogue != nil)
         let runner = exec.map(IntentCommandRunner.init(command:))
+        let speaker = speak ? Speaker() : nil
         var failure: HeedError?
+        let shortcuts = noShortcuts || vocabularyOptions.grammar != nil ? nil : try Shortcuts.store(stateDir: appOptions.stateDir)
         do {
-            try Listener(source: source, recognizer: recognizer, bufferSeconds: buffer, maxSeconds: duration)
+            try Listener(source: source, recognizer: recognizer, bufferSeconds: buffer, maxSeconds: duration, shortcuts: shortcuts)
                 .run(shouldStop: { stopRequested.load(ordering: .relaxed) }) { event in
                     writer.write(event)
-                    if case .utterance(let utterance) = event, utterance.understood {
-                        runner?.run(for: utterance, json: EventWriter(json: true).line(for: event))
+                    switch event {
+                    case .utterance(let utterance) where utterance.understood && dialogue == nil:
+                        runner?.run(for: utterance, json: EventWriter(json: true, dialogue: false).line(for: event))
+                    case .dialogue(.prompt(let prompt), _):
+                        speaker?.say(prompt.question)
+                    case .dialogue(.completed(let intent), let time):
+                        // Handle: act, then say how it went (the context's success or failure response).
+                        let respond: @Sendable (Bool) -> Void = { succeeded in
+                            guard let text = dialogue?.response(for: intent, succeeded: succeeded) else { return }
+                            writer.writeAtomically(.init(text: text, succeeded: succeeded, intent: intent, time: time))
+                            speaker?.say(text)
+                        }
+                        if let runner {
+                            runner.run(for: intent, transcript: "", confidence: nil, json: EventWriter(json: true, dialogue: true).line(for: event), completion: respond)
+                        } else {
+                            respond(true)
+                        }
+                    case .stopped(let error, _, _, _):
+                        failure = error
+                    default:
+                        break
                     }
-                    if case .stopped(let error, _, _, _) = event { failure = error }
                 }
         } catch {
             Terminal.error(error.message)
             throw ExitCode(error.exitCode)
         }
         runner?.finish()
+        speaker?.finish()
         if let failure { throw ExitCode(failure.exitCode) }
     }
 }
 
 /// Prints listen events: JSON Lines for programs; for people, a line per event under a live
 /// input level meter.
-struct EventWriter {
+struct EventWriter: Sendable {
     let json: Bool
+    /// Utterances are turns of a dialogue: printed as `heard`, and intents come from the dialogue.
+    var dialogue = false
+
+    /// What the handler reports after acting on a completed intent.
+    struct Response {
+        var text: String
+        var succeeded: Bool
+        var intent: Intent
+        var time: Double
+    }
+
+    /// Prints a response from another thread: one write, so it never splits another line.
+    func writeAtomically(_ response: Response) {
+        let line = json
+            ? "{\"event\":\"response\",\"time\":\(JSON.number(response.time)),\"timestamp\":\(JSON.number(Date().timeIntervalSince1970, decimals: 3)),"
+                + "\"intent\":\(JSON.string(response.intent.name)),\"result\":\"\(response.succeeded ? "success" : "failure")\",\"text\":\(JSON.string(response.text))}"
+            : String(format: "%7.2f  ", response.time) + "> " + response.text
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
 
     func write(_ event: ListenEvent) {
         if case .level(let db) = event {
@@ -125,6 +171,23 @@ struct EventWriter {
         if !json { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
         print(line(for: event))
         fflush(nil)
+    }
+
+    static func dialogueLine(_ step: Conversation.Event, time: Double, timestamp: String, json: Bool) -> String {
+        func fields(_ intent: Intent) -> String {
+            "\"time\":\(JSON.number(time)),\"timestamp\":\(timestamp),\"intent\":\(JSON.string(intent.name)),\"slots\":\(Shortcuts.jsonSlots(intent.slots))"
+        }
+        let at = String(format: "%7.2f  ", time)
+        switch step {
+        case .prompt(let prompt):
+            return json ? "{\"event\":\"prompt\",\(fields(prompt.intent)),\"slot\":\(prompt.slot.map(JSON.string) ?? "null"),\"question\":\(JSON.string(prompt.question))}"
+                : at + "? \(prompt.question)  (\(Shortcuts.describe(prompt.intent)))"
+        case .completed(let intent):
+            return json ? "{\"event\":\"intent\",\(fields(intent))}" : at + "intent \(Shortcuts.describe(intent))"
+        case .aborted(let intent, let reason):
+            return json ? "{\"event\":\"aborted\",\(fields(intent)),\"reason\":\"\(reason.rawValue)\"}"
+                : at + "aborted \(Shortcuts.describe(intent)): \(reason.rawValue)"
+        }
     }
 
     /// "[#########-----------]  -32 dBFS", from -70 to -10 dBFS.
@@ -147,15 +210,21 @@ struct EventWriter {
         case .utterance(let utterance):
             if json {
                 let fields = UtteranceWriter(json: true).jsonLine(utterance, source: "").dropFirst(#"{"file":"","#.count)
-                line = "{\"event\":\"\(utterance.understood ? "intent" : "not-understood")\",\"time\":\(JSON.number(utterance.end)),\"timestamp\":\(timestamp),\(fields)"
+                let name = !utterance.understood ? "not-understood" : dialogue ? "heard" : "intent"
+                line = "{\"event\":\"\(name)\",\"time\":\(JSON.number(utterance.end)),\"timestamp\":\(timestamp),\(fields)"
             } else {
                 line = UtteranceWriter(json: false).humanLine(utterance, source: "")
             }
+        case .dialogue(let step, let time):
+            line = Self.dialogueLine(step, time: time, timestamp: timestamp, json: json)
         case .partial(let time, let transcript):
             line = json ? "{\"event\":\"partial\",\"time\":\(JSON.number(time)),\"timestamp\":\(timestamp),\"transcript\":\(JSON.string(transcript))}"
                 : String(format: "%7.2f  ", time) + transcript + " ..."
         case .level(let db):
             line = json ? "{\"event\":\"level\",\"timestamp\":\(timestamp),\"dBFS\":\(JSON.number(db, decimals: 1))}" : Self.meter(db)
+        case .shortcuts(let active, let skipped):
+            line = json ? "{\"event\":\"shortcuts\",\"timestamp\":\(timestamp),\"active\":\(active),\"skipped\":[\(skipped.map(JSON.string).joined(separator: ","))]}"
+                : (["shortcuts: \(active) phrase\(active == 1 ? "" : "s") active"] + skipped.map { "  \($0)" }).joined(separator: "\n")
         case .overrun(let dropped, let overruns):
             line = json ? "{\"event\":\"overrun\",\"timestamp\":\(timestamp),\"droppedSamples\":\(dropped),\"deviceOverruns\":\(overruns)}"
                 : "overrun: \(dropped) samples dropped so far, \(overruns) device overruns"

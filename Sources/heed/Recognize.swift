@@ -30,6 +30,9 @@ struct Recognize: ParsableCommand {
 
     @OptionGroup var vocabularyOptions: VocabularyOptions
 
+    @Flag(help: "Leave out the phrases of donated shortcuts (see `heed shortcuts`).")
+    var noShortcuts = false
+
     @OptionGroup var tuning: TuningOptions
 
     @OptionGroup var appOptions: AppOptions
@@ -53,6 +56,12 @@ struct Recognize: ParsableCommand {
         }
         let recognizer: CommandRecognizer
         do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
+        if !noShortcuts && vocabularyOptions.grammar == nil {
+            let store = try Shortcuts.store(stateDir: appOptions.stateDir)
+            do {
+                for skipped in try recognizer.setShortcuts(try store.all()) { Terminal.error("warning: \(skipped)") }
+            } catch let error as HeedError { throw error.exit() } catch let error as AuthorizationError { throw error.exit() }
+        }
         let writer = UtteranceWriter(json: json ?? !Terminal.stdoutIsTerminal)
         var firstFailure: Int32?
         var audioSamples = 0
