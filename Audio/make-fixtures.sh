@@ -15,10 +15,10 @@ say() {  # say VOICE SPEED TEXT OUT [sox output options...]
     # the exact digital silence a synthesizer does.
     local padded noise mixed
     padded=$(mktemp --suffix=.wav); noise=$(mktemp --suffix=.wav); mixed=$(mktemp --suffix=.wav)
-    sox -q "$tmp" -r 22050 -c 1 "$padded" pad 0.5 0.5
+    sox -q -R "$tmp" -r 22050 -c 1 "$padded" pad 0.5 0.5
     sox -q -R "$padded" "$noise" synth pinknoise vol 0.002  # -R: the same noise every run
-    sox -q -m "$padded" "$noise" "$mixed"
-    sox -q "$mixed" "$@" "$out"
+    sox -q -R -m "$padded" "$noise" "$mixed"
+    sox -q -R "$mixed" "$@" "$out"  # -R: the same dither every run
     rm -f "$tmp" "$padded" "$noise" "$mixed"
 }
 
@@ -32,18 +32,18 @@ exchange() {  # exchange VOICE OUT TURN... ("_" is 7 s of silence, past the 6 s 
     for turn in "$@"; do
         n=$((n + 1))
         if [ "$turn" = _ ]; then
-            sox -q -n -r 16000 -c 1 -b 16 "$dir/$n.wav" synth 7 pinknoise vol 0.002
+            sox -q -R -n -r 16000 -c 1 -b 16 "$dir/$n.wav" synth 7 pinknoise vol 0.002
         else
             say "$voice" 150 "$turn" "$dir/$n.wav" -r 16000 -c 1 -b 16
         fi
         parts+=("$dir/$n.wav")
     done
-    sox -q "${parts[@]}" "$out"
+    sox -q -R "${parts[@]}" "$out"
     rm -rf "$dir"
 }
 
 make_dialogue() {
-    rm -rf dialogue && mkdir -p dialogue
+    mkdir -p dialogue && rm -f dialogue/*.wav  # suite.yml stays
     for voice in en-us en-us+f2; do
         v=${voice//+/_}
         exchange "$voice" "dialogue/resolve-confirm-$v.wav" "order a tea" "large" "yes"
@@ -55,10 +55,12 @@ make_dialogue() {
         exchange "$voice" "dialogue/none-$v.wav" "what time is it"
     done
     # Shortcuts: the donated phrase of the README's example, and a phrase nobody donated.
-    rm -rf shortcuts && mkdir -p shortcuts
+    mkdir -p shortcuts && rm -f shortcuts/*.wav
     say en-us 150 "order my coffee" shortcuts/order-my-coffee.wav -r 16000 -c 1 -b 16
     say en-us+f2 150 "order my coffee" shortcuts/order-my-coffee-f2.wav -r 16000 -c 1 -b 16
     exchange en-us shortcuts/coffee-then-stop.wav "order my coffee" "stop"
+    # For a running listener: time to donate, the phrase, time to delete, the phrase again.
+    exchange en-us shortcuts/later-coffee-twice.wav _ "order my coffee" _ "order my coffee"
 }
 
 if [ "$only" = dialogue ]; then make_dialogue; exit 0; fi
