@@ -18,6 +18,12 @@ public struct Conversation: Sendable {
         /// The slot asked for; nil for a confirmation.
         public var slot: String?
         public var question: String
+
+        public init(intent: Intent, slot: String?, question: String) {
+            self.intent = intent
+            self.slot = slot
+            self.question = question
+        }
     }
 
     public enum AbortReason: String, Equatable, Sendable {

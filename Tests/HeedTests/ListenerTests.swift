@@ -17,6 +17,8 @@ import Testing
             case .partial(_, let transcript): kinds.append("partial"); #expect(!transcript.isEmpty)
             case .utterance(let utterance): kinds.append("utterance"); if let intent = utterance.intent { intents.append(intent.name) }
             case .overrun: kinds.append("overrun")
+            case .dialogue: kinds.append("dialogue")
+            case .shortcuts: kinds.append("shortcuts")
             case .level(let db): #expect(db <= 0 && db > -130)
             case .stopped(let error, _, let dropped, _):
                 kinds.append("stopped")
