@@ -35,6 +35,13 @@ import Testing
         #expect(clean.acceptance >= 0.85 && clean.falseAcceptance <= 0.34, "\(clean)")
     }
 
+    /// Whole exchanges (questions, confirmations, timeouts): every one must come out right.
+    @Test func dialogueExchangesAllPass() throws {
+        let result = try CLI.run(["test", "Audio/dialogue"])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("accepted 8/8 (100.0 %), false acceptance 0/6 (0.0 %)"))
+    }
+
     @Test func demoRecordingsAllPass() throws {
         #expect(try CLI.run(["test", "Audio/demo"]).status == 0)
     }

@@ -72,6 +72,47 @@ import Testing
         #expect(suite.entries.map(\.problem) == ["unknown intent 'frobnicate'", "needs `intent:`, `transcript:` or `understood: false`", "no such file"])
     }
 
+    @Test func aDialogueMustAskTheListedQuestions() throws {
+        let suite = try suite("""
+            files:
+              a.wav: {intent: stop, prompts: [size, confirm]}
+              b.wav: {intent: stop, prompts: [size, confirm]}
+              c.wav: {understood: false, prompts: [confirm]}
+              d.wav: {intent: stop}
+            """, files: ["a.wav", "b.wav", "c.wav", "d.wav"])
+        #expect(suite.entries.map(\.prompts) == [["size", "confirm"], ["size", "confirm"], ["confirm"], nil])
+        let results = [
+            CaseResult(suite: 0, entry: 0, condition: 0, utterances: heard(["stop"]), error: nil, cpuSeconds: 0, audioSeconds: 1, prompts: ["size", "confirm"]),
+            CaseResult(suite: 0, entry: 1, condition: 0, utterances: heard(["stop"]), error: nil, cpuSeconds: 0, audioSeconds: 1, prompts: ["confirm"]),
+            CaseResult(suite: 0, entry: 2, condition: 0, utterances: heard([]), error: nil, cpuSeconds: 0, audioSeconds: 1, prompts: ["confirm"]),
+            CaseResult(suite: 0, entry: 3, condition: 0, utterances: heard(["stop"]), error: nil, cpuSeconds: 0, audioSeconds: 1, prompts: ["size"]),
+        ]
+        let report = SuiteReport(suites: [suite], conditions: [.clean], results: results)
+        #expect(report.verdict(of: results[0]) == .passed)
+        #expect(report.verdict(of: results[1]) == .failed("expected the questions [size, confirm], asked [confirm]"))
+        #expect(report.verdict(of: results[2]) == .passed)
+        #expect(report.verdict(of: results[3]) == .passed)  // questions not listed are not checked
+    }
+
+    /// A dialogue's events become one utterance per exchange: the completed intent, or nothing.
+    @Test func exchangesAreScoredByTheirOutcome() {
+        let tea = Intent(name: "orderDrink", slots: ["drink": "tea", "size": "large"])
+        let turn = { (text: String, start: Double) in
+            UtteranceStream.Event.utterance(Utterance(start: start, end: start + 1, transcript: text, intent: nil, understood: true, confidence: 0.9))
+        }
+        let outcome = SuiteRunner.outcome(of: [
+            turn("order a tea", 0), .dialogue(.prompt(.init(intent: tea, slot: "size", question: "What size?"))),
+            turn("large", 2), .dialogue(.prompt(.init(intent: tea, slot: nil, question: "Sure?"))),
+            turn("yes", 4), .dialogue(.completed(tea)),
+            turn("order a tea", 6), .dialogue(.prompt(.init(intent: tea, slot: nil, question: "Sure?"))),
+            turn("no", 8), .dialogue(.aborted(tea, .declined)),
+        ])
+        #expect(outcome.prompts == ["size", "confirm", "confirm"])
+        #expect(outcome.utterances.map(\.intent) == [tea, nil])
+        #expect(outcome.utterances[0].start == 0 && outcome.utterances[0].end == 5)
+        #expect(outcome.utterances[0].transcript == "order a tea / large / yes")
+    }
+
     @Test func conditionsAreNamedForPeople() {
         #expect(SuiteCondition.noise("babble", snr: 6).description == "babble @ 6 dB")
         #expect(SuiteCondition.speed(0.9).description == "speed x0.9")
