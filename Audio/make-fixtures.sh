@@ -54,6 +54,12 @@ make_dialogue() {
         exchange "$voice" "dialogue/food-$v.wav" "order a muffin"
         exchange "$voice" "dialogue/none-$v.wav" "what time is it"
     done
+    # The same kind of exchange recorded one turn per file (a suite entry `play:`s them in order).
+    mkdir -p dialogue/turns && rm -f dialogue/turns/*.wav
+    say en+m3 150 "order a tea" dialogue/turns/order-a-tea.wav -r 16000 -c 1 -b 16
+    say en+m3 150 "large" dialogue/turns/large.wav -r 16000 -c 1 -b 16
+    say en+m3 150 "yes" dialogue/turns/yes.wav -r 16000 -c 1 -b 16
+    say en+m3 150 "no" dialogue/turns/no.wav -r 16000 -c 1 -b 16
     # Shortcuts: the donated phrase of the README's example, and a phrase nobody donated.
     mkdir -p shortcuts && rm -f shortcuts/*.wav
     say en-us 150 "order my coffee" shortcuts/order-my-coffee.wav -r 16000 -c 1 -b 16

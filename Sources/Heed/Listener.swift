@@ -156,7 +156,7 @@ public final class Listener {
         case .speechStart(let time): return .speechStart(time: time)
         case .partial(let text): return .partial(time: time, transcript: text)
         case .utterance(let utterance): return .utterance(utterance)
-        case .dialogue(let step): return .dialogue(step, time: time)
+        case .dialogue(let step, let at): return .dialogue(step, time: at)
         }
     }
 

@@ -136,10 +136,13 @@ public struct SuiteRunner: Sendable {
         let entry = suite.entries[index]
         if let problem = entry.problem { return ([], problem, 0, 0, []) }
         let rate = recognizer.sampleRate
-        var samples: [Float]
+        var samples: [Float] = []
         do {
-            let wav = try WAVFile(contentsOf: suite.directory.appendingPathComponent(entry.file))
-            samples = Resampler.convert(wav.samples, from: wav.format.sampleRate, to: rate)
+            for (index, name) in entry.recordings.enumerated() {
+                let wav = try WAVFile(contentsOf: suite.directory.appendingPathComponent(name))
+                if index > 0 { samples += [Float](repeating: 0, count: rate / 2) }  // a pause between turns
+                samples += Resampler.convert(wav.samples, from: wav.format.sampleRate, to: rate)
+            }
         } catch {
             return ([], HeedError(error).message, 0, 0, [])
         }
@@ -154,7 +157,8 @@ public struct SuiteRunner: Sendable {
         if let keepAudio, condition != .clean {
             let folder = keepAudio.appendingPathComponent(condition.description.replacingOccurrences(of: " ", with: ""))
                 .appendingPathComponent(suite.name)
-            let target = folder.appendingPathComponent(entry.file.replacingOccurrences(of: "../", with: ""))
+            let name = entry.file.replacingOccurrences(of: "../", with: "")
+            let target = folder.appendingPathComponent(name.lowercased().hasSuffix(".wav") ? name : name + ".wav")
             try? FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try? WAVFile.encode(samples: PCM.int16(from: samples), sampleRate: rate).write(to: target)
         }
@@ -179,14 +183,14 @@ public struct SuiteRunner: Sendable {
             switch event {
             case .utterance(let utterance):
                 if !dialogue { utterances.append(utterance) } else if utterance.understood { turns.append(utterance) }
-            case .dialogue(.prompt(let prompt)):
+            case .dialogue(.prompt(let prompt), _):
                 prompts.append(prompt.slot ?? "confirm")
-            case .dialogue(.completed(let intent)):
+            case .dialogue(.completed(let intent), _):
                 utterances.append(Utterance(start: turns.first?.start ?? 0, end: turns.last?.end ?? 0,
                                             transcript: turns.map(\.transcript).joined(separator: " / "), intent: intent,
                                             understood: true, confidence: turns.map(\.confidence).min() ?? 0))
                 turns = []
-            case .dialogue(.aborted):
+            case .dialogue(.aborted, _):
                 utterances.append(Utterance(start: turns.first?.start ?? 0, end: turns.last?.end ?? 0, transcript: "", intent: nil,
                                             understood: false, confidence: 0))
                 turns = []

@@ -17,6 +17,8 @@ import Yams
 ///   # lists the questions asked (slot names, `confirm`) and the intent is the completed one.
 ///   tea.wav: {intent: orderDrink, slots: {drink: tea, size: large}, prompts: [size, confirm]}
 ///   declined.wav: {understood: false, prompts: [confirm]}
+///   # An exchange recorded as one file per turn: played one after another (half a second apart).
+///   tea-in-turns: {play: [order-tea.wav, large.wav, yes.wav], intent: orderDrink, prompts: [size, confirm]}
 /// ```
 /// File names are relative to the suite and may point outside it (`../../shared/x.wav`).
 public struct TestSuite: Sendable {
@@ -32,7 +34,10 @@ public struct TestSuite: Sendable {
     }
 
     public struct Entry: Sendable {
+        /// The recording, or the entry's name when it plays several (`play:`).
         public var file: String
+        /// The recordings decoded, in order, as one stream (usually just `file`).
+        public var recordings: [String]
         /// Empty means the file must give no understood utterance.
         public var expected: [Expectation]
         /// A problem with the entry itself (the suite runs the rest).
@@ -77,10 +82,14 @@ public struct TestSuite: Sendable {
             throw HeedError(.badInput, "\(manifest.path): `files` must map recordings to their expected outcomes")
         }
         entries = files.keys.sorted().map { name in
-            var entry = Entry(file: name, expected: [], problem: nil)
+            var entry = Entry(file: name, recordings: [name], expected: [], problem: nil)
             let items: [Any] = (files[name] as? [Any]) ?? [files[name] as Any]
             for item in items {
                 guard let fields = item as? [String: Any] else { entry.problem = "each expectation is a mapping"; break }
+                if let play = fields["play"] {
+                    guard let names = play as? [String], !names.isEmpty else { entry.problem = "`play` is a list of recordings"; break }
+                    entry.recordings = names
+                }
                 if let prompts = fields["prompts"] {
                     guard let names = prompts as? [Any] else { entry.problem = "`prompts` is a list of slot names and `confirm`"; break }
                     entry.prompts = (entry.prompts ?? []) + names.map { "\($0)" }
@@ -93,7 +102,9 @@ public struct TestSuite: Sendable {
                 guard intent != nil || transcript != nil else { entry.problem = "needs `intent:`, `transcript:` or `understood: false`"; break }
                 entry.expected.append(Expectation(intent: intent, transcript: transcript))
             }
-            if !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) { entry.problem = "no such file" }
+            if let missing = entry.recordings.first(where: { !FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path) }) {
+                entry.problem = missing == name ? "no such file" : "no such file: \(missing)"
+            }
             return entry
         }
     }

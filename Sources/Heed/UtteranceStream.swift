@@ -51,7 +51,7 @@ public struct UtteranceStream {
         case utterance(Utterance)
         /// A question, a completed intent or an abandoned one (only for contexts with a
         /// `dialogue:`; then act on `.completed`, not on each utterance).
-        case dialogue(Conversation.Event)
+        case dialogue(Conversation.Event, time: Double)
     }
 
     /// Whether utterances go through a dialogue (see `Event.dialogue`).
@@ -102,14 +102,14 @@ public struct UtteranceStream {
             case .speechEnd(let at):
                 if let utterance = try decode(upTo: at) {
                     events.append(.utterance(utterance))
-                    try converse { $0.heard(intent: utterance.intent, words: Context.words(utterance.transcript), understood: utterance.understood,
-                                            start: utterance.start, end: utterance.end) }
+                    try converse(at: utterance.end) { $0.heard(intent: utterance.intent, words: Context.words(utterance.transcript),
+                                                               understood: utterance.understood, start: utterance.start, end: utterance.end) }
                     events += pendingDialogue
                 }
             case nil:
                 if utteranceStart == nil, conversation?.expectation != .command {
                     let now = Double(endpointed) / Double(recognizer.sampleRate)
-                    try converse { $0.tick(at: now) }
+                    try converse(at: now) { $0.tick(at: now) }
                     events += pendingDialogue
                 }
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
@@ -142,11 +142,11 @@ public struct UtteranceStream {
         if let suppressor { events = try consume(denoised: suppressor.flush()) }
         if case .speechEnd(let at) = endpointer.finish(totalSamples: position), let utterance = try decode(upTo: at) {
             events.append(.utterance(utterance))
-            try converse { $0.heard(intent: utterance.intent, words: Context.words(utterance.transcript), understood: utterance.understood,
-                                    start: utterance.start, end: utterance.end) }
+            try converse(at: utterance.end) { $0.heard(intent: utterance.intent, words: Context.words(utterance.transcript),
+                                                       understood: utterance.understood, start: utterance.start, end: utterance.end) }
             events += pendingDialogue
         }
-        try converse { $0.finish() }
+        try converse(at: Double(position) / Double(recognizer.sampleRate)) { $0.finish() }
         return events + pendingDialogue
     }
 
@@ -154,15 +154,16 @@ public struct UtteranceStream {
     private var pendingDialogue: [Event] {
         mutating get {
             defer { dialogueEvents = [] }
-            return dialogueEvents.map(Event.dialogue)
+            return dialogueEvents.map { Event.dialogue($0.event, time: $0.time) }
         }
     }
-    private var dialogueEvents: [Conversation.Event] = []
+    private var dialogueEvents: [(event: Conversation.Event, time: Double)] = []
 
-    /// Runs one step of the conversation and points the recognizer at what it expects next.
-    private mutating func converse(_ step: (inout Conversation) -> [Conversation.Event]) throws(HeedError) {
+    /// Runs one step of the conversation at stream time `time` and points the recognizer at
+    /// what it expects next.
+    private mutating func converse(at time: Double, _ step: (inout Conversation) -> [Conversation.Event]) throws(HeedError) {
         guard conversation != nil else { return }
-        dialogueEvents += step(&conversation!)
+        dialogueEvents += step(&conversation!).map { ($0, time) }
         try recognizer.expect(conversation!.expectation)
     }
 

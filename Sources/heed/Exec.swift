@@ -38,7 +38,8 @@ final class IntentCommandRunner: Sendable {
             process.standardInput = input
             do {
                 try process.run()
-                input.fileHandleForWriting.write(Data((json + "\n").utf8))
+                // A command that does not read its stdin closes the pipe: that is not an error.
+                try? input.fileHandleForWriting.write(contentsOf: Data((json + "\n").utf8))
                 try? input.fileHandleForWriting.close()
                 process.waitUntilExit()
                 if process.terminationStatus != 0 {

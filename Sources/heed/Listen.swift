@@ -85,6 +85,8 @@ struct Listen: ParsableCommand {
         vocabularyOptions.apply(to: &options)
         options.partialInterval = partials > 0 ? partials : nil
         do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech) } catch { throw error.exit() }
+        // An --exec command that exits without reading its stdin must not kill the listener.
+        signal(SIGPIPE, SIG_IGN)
         signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
         // A parent may have started us with these blocked (Foundation's Process does); a

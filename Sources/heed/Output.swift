@@ -9,6 +9,19 @@ struct UtteranceWriter {
         print(json ? jsonLine(utterance, source: source) : humanLine(utterance, source: source))
     }
 
+    /// An utterance as usual; a dialogue step as `heed listen` prints it, with the file.
+    func write(_ event: UtteranceStream.Event, source: String) {
+        switch event {
+        case .utterance(let utterance):
+            write(utterance, source: source)
+        case .dialogue(let step, let time):
+            let line = EventWriter.dialogueLine(step, time: time, timestamp: JSON.number(Date().timeIntervalSince1970, decimals: 3), json: json)
+            print(json ? "{\"file\":\(JSON.string(source))," + line.dropFirst() : "\(source)  " + line.trimmingCharacters(in: .whitespaces))
+        case .speechStart, .partial:
+            break
+        }
+    }
+
     func jsonLine(_ u: Utterance, source: String) -> String {
         let slots = (u.intent?.slots ?? [:]).sorted { $0.key < $1.key }
             .map { "\(JSON.string($0.key)):\(JSON.string($0.value))" }.joined(separator: ",")

@@ -74,7 +74,7 @@ struct Recognize: ParsableCommand {
                 } else {
                     let samples = try recognizer.loadAudio(file: URL(fileURLWithPath: input))
                     audioSamples += samples.count
-                    try recognizer.recognize(samples: samples).forEach { writer.write($0, source: input) }
+                    for event in try recognizer.recognizeEvents(samples: samples) { writer.write(event, source: input) }
                 }
             } catch where error.kind == .permission {
                 // Permission withdrawn mid-batch: stop hearing anything at all.
@@ -110,12 +110,12 @@ struct Recognize: ParsableCommand {
             if count == 0 { break }
             carry.append(contentsOf: buffer[0..<count])
             let usable = carry.count & ~1
-            let found = try stream.feed(PCM.int16(littleEndianBytes: Array(carry[0..<usable])))
+            let found = try stream.feedEvents(PCM.int16(littleEndianBytes: Array(carry[0..<usable])))
             carry.removeFirst(usable)
             found.forEach { writer.write($0, source: "-") }
             fflush(nil)
         }
-        try stream.finish().forEach { writer.write($0, source: "-") }
+        try stream.finishEvents().forEach { writer.write($0, source: "-") }
         return stream.position
     }
 }

@@ -164,6 +164,21 @@ import Testing
         #expect(result.stderr.contains("--exec command exited with status 3 for intent orderDrink"))
     }
 
+    /// --speak says each question and response with espeak-ng. There is no sound card here, so a
+    /// stand-in espeak-ng on PATH writes down what it was asked to say.
+    @Test func speakSaysQuestionsAndResponses() throws {
+        let bin = try Fixtures.temporaryDirectory()
+        let said = bin.appendingPathComponent("said.txt")
+        let fake = bin.appendingPathComponent("espeak-ng")
+        try "#!/bin/sh\nshift\necho \"$*\" >> '\(said.path)'\n".write(to: fake, atomically: true, encoding: .utf8)
+        chmod(fake.path, 0o755)
+        let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let result = try CLI.run(["listen", "--input", "Audio/dialogue/resolve-confirm-en-us.wav", "--context", "Models/contexts/barista.yml", "--speak"],
+                                 environment: ["PATH": path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOf: said, encoding: .utf8) == "What size?\nReady to order a large tea?\nYour large tea is on its way.\n")
+    }
+
     @Test func declinedOrdersAreNotActedOn() throws {
         let log = try Fixtures.temporaryDirectory().appendingPathComponent("acted.txt")
         let result = try CLI.run(["listen", "--input", "Audio/dialogue/declined-en-us.wav", "--context", "Models/contexts/barista.yml",

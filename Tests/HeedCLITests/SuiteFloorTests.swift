@@ -39,7 +39,7 @@ import Testing
     @Test func dialogueExchangesAllPass() throws {
         let result = try CLI.run(["test", "Audio/dialogue"])
         #expect(result.status == 0, "\(result.stdout)")
-        #expect(result.stdout.contains("accepted 8/8 (100.0 %), false acceptance 0/6 (0.0 %)"))
+        #expect(result.stdout.contains("accepted 9/9 (100.0 %), false acceptance 0/7 (0.0 %)"))
     }
 
     @Test func demoRecordingsAllPass() throws {

@@ -14,7 +14,7 @@ import Testing
 
     func steps(_ file: String, with recognizer: CommandRecognizer) throws -> [Conversation.Event] {
         let samples = try recognizer.loadAudio(file: Fixtures.audio.appendingPathComponent(file))
-        return try recognizer.recognizeEvents(samples: samples).compactMap { if case .dialogue(let step) = $0 { step } else { nil } }
+        return try recognizer.recognizeEvents(samples: samples).compactMap { if case .dialogue(let step, _) = $0 { step } else { nil } }
     }
 
     @Test func aSpokenExchangeResolvesTheSizeThenConfirms() throws {
@@ -51,12 +51,13 @@ import Testing
         let stop = try recognizer.loadAudio(file: Fixtures.demo.appendingPathComponent("stop.wav"))
         var stream = recognizer.makeStream()
         let asked = try stream.feedEvents(Array(order.prefix(recognizer.sampleRate * 22 / 10)))
-        #expect(asked.contains(.dialogue(.prompt(.init(intent: Intent(name: "orderDrink", slots: ["drink": "tea"]), slot: "size", question: "What size?")))))
+        #expect(asked.contains { $0 == .dialogue(.prompt(.init(intent: Intent(name: "orderDrink", slots: ["drink": "tea"]), slot: "size", question: "What size?")),
+                                                  time: 1.3) }, "\(asked)")
         #expect(recognizer.expectation == .slot(type: "size"))
         let answered = try stream.feedEvents(stop) + stream.finishEvents()
         let heard = answered.compactMap { if case .utterance(let u) = $0 { u } else { nil } }
         #expect(!heard.isEmpty && heard.allSatisfy { !$0.understood }, "\(heard)")
-        #expect(!answered.contains { if case .dialogue(.completed) = $0 { true } else { false } })
+        #expect(!answered.contains { if case .dialogue(.completed, _) = $0 { true } else { false } })
         #expect(try recognizer.recognize(file: Fixtures.demo.appendingPathComponent("stop.wav")).compactMap(\.intent) == [Intent(name: "stop")])
     }
 }

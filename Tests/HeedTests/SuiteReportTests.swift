@@ -101,11 +101,11 @@ import Testing
             UtteranceStream.Event.utterance(Utterance(start: start, end: start + 1, transcript: text, intent: nil, understood: true, confidence: 0.9))
         }
         let outcome = SuiteRunner.outcome(of: [
-            turn("order a tea", 0), .dialogue(.prompt(.init(intent: tea, slot: "size", question: "What size?"))),
-            turn("large", 2), .dialogue(.prompt(.init(intent: tea, slot: nil, question: "Sure?"))),
-            turn("yes", 4), .dialogue(.completed(tea)),
-            turn("order a tea", 6), .dialogue(.prompt(.init(intent: tea, slot: nil, question: "Sure?"))),
-            turn("no", 8), .dialogue(.aborted(tea, .declined)),
+            turn("order a tea", 0), .dialogue(.prompt(.init(intent: tea, slot: "size", question: "What size?")), time: 1),
+            turn("large", 2), .dialogue(.prompt(.init(intent: tea, slot: nil, question: "Sure?")), time: 3),
+            turn("yes", 4), .dialogue(.completed(tea), time: 5),
+            turn("order a tea", 6), .dialogue(.prompt(.init(intent: tea, slot: nil, question: "Sure?")), time: 7),
+            turn("no", 8), .dialogue(.aborted(tea, .declined), time: 9),
         ])
         #expect(outcome.prompts == ["size", "confirm", "confirm"])
         #expect(outcome.utterances.map(\.intent) == [tea, nil])
