@@ -73,10 +73,10 @@ public final class Listener {
     public func run(shouldStop: @escaping @Sendable () -> Bool, onEvent: (ListenEvent) -> Void) throws(HeedError) {
         let producer = try Producer(source: source, targetRate: recognizer.sampleRate, maxSeconds: maxSeconds)
         let ring = SampleRing(capacity: max(1, Int(bufferSeconds * Double(producer.rate))) * producer.channels)
+        onEvent(.listening(source: producer.label, format: producer.formatDescription))
         var shortcutVersion: Int?
         try refreshShortcuts(since: &shortcutVersion, onEvent: onEvent)
         var shortcutsChecked = ContinuousClock.now
-        onEvent(.listening(source: producer.label, format: producer.formatDescription))
         let finished = Atomic<Bool>(false)
         let failure = Mutex<HeedError?>(nil)
         let thread = Thread { [producer] in

@@ -116,8 +116,8 @@ import Testing
         }
         func isEvent(_ name: String) -> ([String: Any]) -> Bool { { $0["event"] as? String == name } }
 
-        #expect(try next(isEvent("shortcuts"))?["active"] as? Int == 0)
         #expect(try next(isEvent("listening")) != nil)
+        #expect(try next(isEvent("shortcuts"))?["active"] as? Int == 0)
         #expect(try CLI.run(donateCoffee, environment: env).status == 0)
         #expect(try next(isEvent("shortcuts"))?["active"] as? Int == 1)
         let first = try next { ["intent", "not-understood"].contains($0["event"] as? String) }
@@ -145,7 +145,7 @@ import Testing
                                   "--exec", "echo \"$HEED_INTENT $HEED_SLOT_SIZE $HEED_SLOT_DRINK\" >> '\(log.path)'"])
         #expect(result.status == 0, "\(result.stderr)")
         let all = try events(result.stdout)
-        #expect(all.map { $0["event"] as? String } == ["shortcuts", "listening", "heard", "prompt", "heard", "prompt", "heard", "intent", "response", "stopped"])
+        #expect(all.map { $0["event"] as? String } == ["listening", "shortcuts", "heard", "prompt", "heard", "prompt", "heard", "intent", "response", "stopped"])
         let prompts = all.filter { $0["event"] as? String == "prompt" }
         #expect(prompts.map { $0["question"] as? String } == ["What size?", "Ready to order a large tea?"])
         #expect(prompts.map { $0["slot"] as? String } == ["size", nil])
