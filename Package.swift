@@ -54,6 +54,10 @@ let package = Package(
             dependencies: ["Heed", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
+        // `make fuzz` only: libFuzzer targets over every parser (built with -sanitize=fuzzer),
+        // or, in a normal build, a replayer for what the fuzzer found. Not a product.
+        .executableTarget(name: "heed-fuzz", dependencies: ["Heed"], path: "Sources/HeedFuzz"),
+
         // `make bench` only: ring-buffer throughput between two threads (not a product).
         .executableTarget(name: "heed-ring-bench", dependencies: ["HeedCapture"], path: "Sources/HeedRingBench"),
 

@@ -58,11 +58,17 @@ public struct TestSuite: Sendable {
     public var entries: [Entry]
 
     public init(directory: URL) throws(HeedError) {
-        self.directory = directory
         let manifest = directory.appendingPathComponent("suite.yml")
         guard let text = try? String(contentsOf: manifest, encoding: .utf8) else {
             throw HeedError(.cannotOpen, "\(manifest.path): cannot read the suite manifest")
         }
+        try self.init(manifest: text, directory: directory)
+    }
+
+    /// A suite from the text of its manifest; file names are relative to `directory`.
+    public init(manifest text: String, directory: URL) throws(HeedError) {
+        self.directory = directory
+        let manifest = directory.appendingPathComponent("suite.yml")
         let root: [String: Any]
         do {
             guard let mapping = try Yams.load(yaml: text) as? [String: Any] else { throw HeedError(.badInput, "\(manifest.path): expected a mapping with files") }

@@ -118,17 +118,11 @@ public final class Decoder {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else {
             throw RecognitionError(kind: .dictionary, function: "addPronunciations", message: "cannot read pronunciations from \(url.path)")
         }
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let fields = line.split(whereSeparator: \.isWhitespace)
-            guard let word = fields.first, !word.hasPrefix(";;;"), !word.hasPrefix("#") else { continue }
-            let phones = fields.dropFirst().joined(separator: " ")
-            guard !phones.isEmpty else {
-                throw RecognitionError(kind: .dictionary, function: "addPronunciations", message: "\(url.path):\(number + 1): '\(word)' has no phones")
-            }
-            guard addWord(String(word).lowercased(), phones: phones) else {
-                let unknown = fields.dropFirst().first { addWordProbe(phone: String($0)) == false }.map(String.init) ?? phones
+        for entry in try PronunciationFile.parse(text, source: url.path) {
+            guard addWord(entry.word, phones: entry.phones.joined(separator: " ")) else {
+                let unknown = entry.phones.first { addWordProbe(phone: $0) == false } ?? entry.phones.joined(separator: " ")
                 throw RecognitionError(kind: .dictionary, function: "ps_add_word",
-                                       message: "\(url.path):\(number + 1): '\(word)' uses a phone the acoustic model does not have: '\(unknown)' (phones are upper case, like \(unknown.uppercased()))")
+                                       message: "\(url.path):\(entry.line): '\(entry.word)' uses a phone the acoustic model does not have: '\(unknown)' (phones are upper case, like \(unknown.uppercased()))")
             }
         }
     }

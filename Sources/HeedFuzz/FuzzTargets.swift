@@ -1,0 +1,38 @@
+import Foundation
+import Heed
+
+/// The parsers that read what users and files hand Heed, each fed arbitrary bytes. A target
+/// must never crash, hang or allocate what a header merely claims; errors are fine.
+enum FuzzTarget: String, CaseIterable {
+    case wav, context, suite, manifest, policy, dict
+
+    func run(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        switch self {
+        case .wav:
+            if let wav = try? WAVFile(data: data) {
+                // What the pipeline does next with a file that parsed.
+                _ = Resampler.convert(Array(wav.samples.prefix(16_000)), from: wav.format.sampleRate, to: 16_000)
+            }
+        case .context:
+            if let context = try? Context(yaml: text, source: "fuzz.yml") {
+                // Matching and dialogue rules over whatever parsed.
+                _ = context.match(["order", "a", "large", "tea"])
+                _ = context.vocabulary
+                var conversation = Conversation(contexts: [context])
+                for intent in context.intentNames.prefix(3) {
+                    _ = conversation.heard(intent: Intent(name: intent), words: [], understood: true, start: 0, end: 1)
+                    _ = conversation.heard(intent: nil, words: ["yes"], understood: true, start: 1, end: 2)
+                }
+            }
+        case .suite:
+            _ = try? TestSuite(manifest: text, directory: URL(fileURLWithPath: "/nonexistent-heed-fuzz"))
+        case .manifest:
+            _ = try? AppManifest(yaml: text, source: "fuzz.app.yml")
+        case .policy:
+            _ = try? AdminPolicy.parse(text, path: "fuzz.policy.yml")
+        case .dict:
+            _ = try? PronunciationFile.parse(text, source: "fuzz.dict")
+        }
+    }
+}
