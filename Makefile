@@ -6,7 +6,7 @@ APT_PACKAGES := pkg-config libasound2-dev libpocketsphinx-dev libsphinxbase-dev 
                 libspeexdsp-dev pocketsphinx espeak-ng sox libxml2-utils
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
 
-.PHONY: all deps build release demo test bench clean fixtures
+.PHONY: all deps build release demo test bench fuzz clean fixtures
 
 all: build
 
@@ -48,6 +48,14 @@ test: deps
 bench: release
 	$(SWIFT) build -c release --product heed-ring-bench
 	python3 scripts/bench.py
+
+# libFuzzer over every parser (WAV, context, suite, app manifest, policy, dictionary), SECONDS
+# each. The fuzz build is instrumented and kept apart in .build/fuzz.
+SECONDS ?= 60
+fuzz: deps
+	$(SWIFT) build --product heed-fuzz --build-path .build/fuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DHEED_FUZZING
+	scripts/fuzz.sh $(SECONDS)
 
 # Regenerates the synthetic recordings (they are committed; see Audio/make-fixtures.sh).
 fixtures: deps

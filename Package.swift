@@ -37,17 +37,19 @@ let package = Package(
         .target(name: "HeedCapture", dependencies: ["CALSA", "HeedAudio", "HeedAuthorization"]),
         // Stage 2: the PocketSphinx decoder and the grammar it searches.
         .target(name: "HeedRecognition", dependencies: ["CPocketSphinx", "HeedAudio"]),
+        // YAML with a bound on alias expansion, for every file Heed reads as YAML.
+        .target(name: "HeedYAML", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Stage 3: word sequences to intents.
-        .target(name: "HeedIntents", dependencies: [.product(name: "Yams", package: "Yams")]),
+        .target(name: "HeedIntents", dependencies: ["HeedYAML", .product(name: "Yams", package: "Yams")]),
         // Stage 4: who may hear and decode: app manifests, admin policy, the per-user decision store.
         .target(name: "HeedAuthorization", dependencies: [
+            "HeedYAML",
             .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Yams", package: "Yams"),
         ]),
         // Donated shortcuts (invocation phrases) and suggestions, in the same per-user store.
         .target(name: "HeedShortcuts", dependencies: ["HeedIntents", "HeedAuthorization", .product(name: "GRDB", package: "GRDB.swift")]),
         // What apps import: the pipeline over the stages.
-        .target(name: "Heed", dependencies: ["HeedAudio", "HeedCapture", "HeedRecognition", "HeedIntents", "HeedAuthorization", "HeedShortcuts"]),
+        .target(name: "Heed", dependencies: ["HeedAudio", "HeedCapture", "HeedRecognition", "HeedIntents", "HeedAuthorization", "HeedShortcuts", "HeedYAML"]),
         // The command-line layer.
         .executableTarget(
             name: "heed",
@@ -71,6 +73,6 @@ let package = Package(
         .testTarget(name: "HeedAuthorizationTests", dependencies: ["HeedAuthorization", "HeedTestSupport"]),
         .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedTestSupport", .product(name: "Yams", package: "Yams")]),
         // Runs the built `heed` executable as a user would.
-        .testTarget(name: "HeedCLITests", dependencies: ["heed", "HeedTestSupport"], exclude: ["Resources"]),
+        .testTarget(name: "HeedCLITests", dependencies: ["heed", "heed-fuzz", "HeedTestSupport"], exclude: ["Resources"]),
     ]
 )

@@ -1,6 +1,6 @@
 import Foundation
 import HeedIntents
-import Yams
+import HeedYAML
 
 /// A folder of recordings and the outcomes they must produce (`suite.yml`):
 ///
@@ -71,7 +71,7 @@ public struct TestSuite: Sendable {
         let manifest = directory.appendingPathComponent("suite.yml")
         let root: [String: Any]
         do {
-            guard let mapping = try Yams.load(yaml: text) as? [String: Any] else { throw HeedError(.badInput, "\(manifest.path): expected a mapping with files") }
+            guard let mapping = try BoundedYAML.load(text) as? [String: Any] else { throw HeedError(.badInput, "\(manifest.path): expected a mapping with files") }
             root = mapping
         } catch let error as HeedError {
             throw error

@@ -1,5 +1,5 @@
 import Foundation
-import Yams
+import HeedYAML
 
 /// What an administrator decides for every user: services restricted for all apps or some, and
 /// apps authorized in advance (kiosks, test rigs).
@@ -67,7 +67,7 @@ public struct AdminPolicy: Equatable, Sendable {
 
     public static func parse(_ text: String, path: String) throws(AuthorizationError) -> AdminPolicy {
         let node: Any?
-        do { node = try Yams.load(yaml: text) } catch {
+        do { node = try BoundedYAML.load(text) } catch {
             throw .invalidPolicy(path: path, problem: "not valid YAML (\(String(describing: error).split(separator: "\n").first ?? ""))")
         }
         var policy = AdminPolicy()

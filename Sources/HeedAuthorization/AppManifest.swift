@@ -1,5 +1,5 @@
 import Foundation
-import Yams
+import HeedYAML
 
 /// An app's declaration of who it is and why it uses each service: Heed's Info.plist.
 ///
@@ -36,7 +36,7 @@ public struct AppManifest: Equatable, Sendable {
 
     public init(yaml: String, source: String) throws(AuthorizationError) {
         let node: Any?
-        do { node = try Yams.load(yaml: yaml) } catch {
+        do { node = try BoundedYAML.load(yaml) } catch {
             throw .invalidManifest(path: source, problem: "not valid YAML (\(String(describing: error).split(separator: "\n").first ?? ""))")
         }
         guard let fields = node as? [String: Any] else { throw .invalidManifest(path: source, problem: "expected a mapping with id, name and usage") }

@@ -1,4 +1,5 @@
 import Foundation
+import HeedYAML
 import Yams
 
 /// A problem in a context file, pointing at the line and column.
@@ -83,7 +84,7 @@ public struct Context: Sendable {
                                 text: line - 1 < lines.count ? lines[line - 1] : nil)
         }
         let root: Node?
-        do { root = try Yams.compose(yaml: yaml) } catch {
+        do { root = try BoundedYAML.compose(yaml) } catch {
             // Scanner and parser errors say where; anything else cannot be placed.
             var place: (problem: String, mark: Mark)?
             if case .scanner(_, let problem, let mark, _)? = error as? YamlError { place = (problem, mark) }
