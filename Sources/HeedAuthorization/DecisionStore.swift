@@ -39,7 +39,7 @@ public final class DecisionStore: Sendable {
             if fd >= 0 { close(fd) }
         }
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)  // other heed processes may be writing
+        configuration.busyMode = .timeout(30)  // other heed processes may be writing (a loaded board is slow)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }

@@ -189,3 +189,66 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: log.path))
     }
 }
+
+/// Donations share the store with permission decisions: they must survive the same abuse.
+@Suite(.timeLimit(.minutes(5))) struct ShortcutStoreSafetyTests {
+    /// SIGKILL at random moments while donating (and granting), 120 times: after every kill the
+    /// store opens, and every donation that was acknowledged (exit 0) is there with all its times.
+    @Test func killedDonorsNeverDamageTheStore() throws {
+        let env = ["HEED_STATE_DIR": try Fixtures.temporaryDirectory().appendingPathComponent("state").path]
+        var acknowledged: [String: Int] = [:]
+        var generator = SystemRandomNumberGenerator()
+        let ids = ["red", "blue", "green", "white"]
+        for round in 0..<120 {
+            let id = ids[round % ids.count]
+            let process = Process()
+            process.executableURL = CLI.executable
+            process.arguments = round % 5 == 4
+                ? ["auth", "grant", "--app", "com.kill.app\(round)", "microphone"]
+                : ["shortcuts", "donate", "--id", id, "--title", "Lights", "--phrase", "\(id) lights", "--intent", "lights", "--slot", "color=\(id)"]
+            process.currentDirectoryURL = Fixtures.root
+            process.environment = ProcessInfo.processInfo.environment.merging(try TestAuthorization.cliEnvironment().merging(env) { $1 }) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Donating loads the dictionary first (a few hundred ms), then writes: kill anywhere in that.
+            usleep(UInt32.random(in: 0...700_000, using: &generator))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .exit && process.terminationStatus == 0 && round % 5 != 4 { acknowledged[id, default: 0] += 1 }
+            let listed = try CLI.run(["shortcuts", "list", "--json"], environment: env)
+            #expect(listed.status == 0, "round \(round): \(listed.stderr)")
+            let stored = try listed.stdout.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+            for (id, count) in acknowledged {
+                let donations = (stored.first { $0["id"] as? String == id }?["donations"] as? [String])?.count ?? 0
+                // Killed donations may or may not have landed; acknowledged ones all did.
+                #expect(donations >= count, "round \(round): \(id) has \(donations) donations, \(count) acknowledged")
+            }
+        }
+        #expect(acknowledged.values.reduce(0, +) > 0, "no donation finished before its kill: the delays are too short to test anything")
+    }
+
+    /// 8 processes donating at once, 4 donations each: all 32 are stored.
+    @Test func concurrentDonorsLoseNothing() throws {
+        let env = ["HEED_STATE_DIR": try Fixtures.temporaryDirectory().appendingPathComponent("state").path]
+        let colors = ["red", "blue", "green", "white", "black", "pink", "gold", "gray"]
+        let writers = try colors.map { color in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "for n in one two three four; do \"$0\" shortcuts donate --id \(color)-$n --title T --phrase \"\(color) lights $n\" --intent x >/dev/null || exit 1; done",
+                                 CLI.executable.path]
+            process.currentDirectoryURL = Fixtures.root
+            process.environment = ProcessInfo.processInfo.environment.merging(try TestAuthorization.cliEnvironment().merging(env) { $1 }) { $1 }
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            return (process, errors)
+        }
+        for (writer, errors) in writers {
+            let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            writer.waitUntilExit()
+            #expect(writer.terminationStatus == 0, "\(messages)")
+        }
+        #expect(try CLI.run(["shortcuts", "list", "--json"], environment: env).stdout.split(separator: "\n").count == 32)
+    }
+}
