@@ -6,7 +6,7 @@ APT_PACKAGES := pkg-config libasound2-dev libpocketsphinx-dev libsphinxbase-dev 
                 libspeexdsp-dev pocketsphinx espeak-ng sox libxml2-utils
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
 
-.PHONY: all deps build release demo test bench fuzz clean fixtures
+.PHONY: all deps build release demo test bench fuzz leaks clean fixtures
 
 all: build
 
@@ -56,6 +56,12 @@ fuzz: deps
 	$(SWIFT) build --product heed-fuzz --build-path .build/fuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DHEED_FUZZING
 	scripts/fuzz.sh $(SECONDS)
+
+# heed built with AddressSanitizer/LeakSanitizer over the suites and the error paths: any leak or
+# memory error fails (a few minutes; not part of CI).
+leaks: deps
+	$(SWIFT) build --product heed --build-path .build/asan -Xswiftc -sanitize=address
+	scripts/leaks.sh
 
 # Regenerates the synthetic recordings (they are committed; see Audio/make-fixtures.sh).
 fixtures: deps

@@ -187,11 +187,10 @@ public final class Decoder {
         }
         // Replacing a search frees the old one; if it was the selected search, the decoder would
         // keep pointing at freed memory until another is selected, so select the new one at once.
-        let selected = ps_get_search(decoder).map { String(cString: $0) }
         guard ps_set_fsg(decoder, name, fsg) == 0 else {
             throw RecognitionError(kind: .grammar, function: "ps_set_fsg", message: "the decoder rejected grammar '\(name)'")
         }
-        if selected == name { try select(name) }
+        if selectedSearch == name { try select(name) }
     }
 
     /// Adds a named search over a hand-written JSGF grammar file (PocketSphinx expands its rules;
@@ -206,11 +205,16 @@ public final class Decoder {
         }
     }
 
+    /// The search `select` chose last. Kept here because PocketSphinx 5prealpha's
+    /// ps_get_search leaks a hash iterator on every call.
+    private var selectedSearch: String?
+
     /// Makes a search added earlier the one the next utterance is decoded with.
     public func select(_ name: String) throws(RecognitionError) {
         guard ps_set_search(decoder, name) == 0 else {
             throw RecognitionError(kind: .grammar, function: "ps_set_search", message: "no search named '\(name)'")
         }
+        selectedSearch = name
     }
 
     // MARK: Decoding
