@@ -6,7 +6,7 @@ APT_PACKAGES := pkg-config libasound2-dev libpocketsphinx-dev libsphinxbase-dev 
                 libspeexdsp-dev pocketsphinx espeak-ng sox libxml2-utils
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
 
-.PHONY: all deps build release demo test bench fuzz leaks clean fixtures
+.PHONY: all deps build release demo test bench fuzz leaks soak clean fixtures
 
 all: build
 
@@ -62,6 +62,12 @@ fuzz: deps
 leaks: deps
 	$(SWIFT) build --product heed --build-path .build/asan -Xswiftc -sanitize=address
 	scripts/leaks.sh
+
+# An hour of paced commands and negatives through `heed listen --input`: RSS every minute, drops,
+# and the same intents as each file alone (MINUTES=5 for a short one; not part of CI).
+MINUTES ?= 60
+soak: release
+	python3 scripts/soak.py $(MINUTES)
 
 # Regenerates the synthetic recordings (they are committed; see Audio/make-fixtures.sh).
 fixtures: deps
