@@ -3,8 +3,9 @@ import Synchronization
 
 /// Where live audio comes from.
 public enum LiveSource: Sendable {
-    /// An ALSA capture device, opened only with a microphone authorization.
-    case device(name: String, microphone: Authorization)
+    /// An ALSA capture device, opened only with a microphone authorization. With `reconnect`,
+    /// a device that is missing or disappears is opened again every `reconnect` until it is back.
+    case device(name: String, microphone: Authorization, reconnect: Duration? = nil)
     /// A WAV file played through the same path at real-time pace (hands-free tests, benchmarks).
     case pacedFile(URL)
 }
@@ -25,6 +26,10 @@ public enum ListenEvent: Sendable, Equatable {
     case level(dBFS: Double)
     /// Audio was lost: the decoder fell behind the ring (samples), or the device overran.
     case overrun(droppedSamples: Int, deviceOverruns: Int)
+    /// The capture device is missing or went away (`--reconnect`: it is being reopened).
+    case deviceLost(message: String)
+    /// The capture device is back after `deviceLost`.
+    case deviceRestored(format: String)
     /// The donated shortcuts in the grammar changed (at start, and after each donation or
     /// deletion): how many are active, and why others were left out.
     case shortcuts(active: Int, skipped: [String])
@@ -71,7 +76,8 @@ public final class Listener {
     /// Listens until `shouldStop` returns true, the input ends, or an error; calls `onEvent` for
     /// each event on the calling thread. Throws only when listening cannot start.
     public func run(shouldStop: @escaping @Sendable () -> Bool, onEvent: (ListenEvent) -> Void) throws(HeedError) {
-        let producer = try Producer(source: source, targetRate: recognizer.sampleRate, maxSeconds: maxSeconds)
+        let producer = try Producer(source: source, targetRate: recognizer.sampleRate, maxSeconds: maxSeconds,
+                                    shouldStop: shouldStop) { onEvent(.deviceLost(message: $0)) }
         let ring = SampleRing(capacity: max(1, Int(bufferSeconds * Double(producer.rate))) * producer.channels)
         onEvent(.listening(source: producer.label, format: producer.formatDescription))
         var shortcutVersion: Int?
@@ -122,6 +128,7 @@ public final class Listener {
                     break
                 }
             }
+            for change in producer.takeDeviceChanges() { onEvent(change) }
             let drops = ring.dropped, overruns = producer.deviceOverruns
             if drops != reportedDrops || overruns != reportedOverruns {
                 onEvent(.overrun(droppedSamples: drops / producer.channels, deviceOverruns: overruns))
@@ -178,30 +185,45 @@ final class Producer: Sendable {
     let formatDescription: String
     private let stopRequested = Atomic<Bool>(false)
     private let overruns = Atomic<Int>(0)
+    /// Device losses and returns, for the listener's thread to report.
+    private let deviceChanges = Mutex<[ListenEvent]>([])
     private let maxFrames: Int?
     private let input: Input
 
     private enum Input: @unchecked Sendable {
         // @unchecked: the device is used only by the capture thread once `run` starts; the
         // listener's thread only reads the atomics above.
-        case device(CaptureDevice, Authorization)
+        case device(CaptureDevice, Authorization, reconnect: Duration?, preferredRate: Int)
         case samples([Int16])
     }
 
     var deviceOverruns: Int { overruns.load(ordering: .relaxed) }
 
-    init(source: LiveSource, targetRate: Int, maxSeconds: Double?) throws(HeedError) {
+    /// With `reconnect`, a device that cannot be opened is tried again until it opens or
+    /// `shouldStop`, and `onWaiting` hears why each time it is not there yet.
+    init(source: LiveSource, targetRate: Int, maxSeconds: Double?, shouldStop: () -> Bool = { false },
+         onWaiting: (String) -> Void = { _ in }) throws(HeedError) {
         switch source {
-        case .device(let name, let microphone):
-            let device: CaptureDevice
-            do { device = try CaptureDevice(name: name, authorization: microphone, preferredRate: targetRate) } catch {
-                throw HeedError(error.kind == .notAuthorized ? .permission : .unavailable, error.message)
+        case .device(let name, let microphone, let reconnect):
+            var device: CaptureDevice?
+            var reported: String?
+            while device == nil {
+                do {
+                    device = try CaptureDevice(name: name, authorization: microphone, preferredRate: targetRate)
+                } catch where error.kind == .unavailable && reconnect != nil && !shouldStop() {
+                    if error.message != reported { onWaiting(error.message) }  // once, not every attempt
+                    reported = error.message
+                    Self.pause(reconnect!, unless: shouldStop)
+                    CaptureDevice.reloadConfiguration()
+                } catch {
+                    throw HeedError(error.kind == .notAuthorized ? .permission : .unavailable, error.message)
+                }
             }
             label = name
-            rate = device.format.sampleRate
-            channels = device.format.channels
-            formatDescription = device.format.description
-            input = .device(device, microphone)
+            rate = device!.format.sampleRate
+            channels = device!.format.channels
+            formatDescription = device!.format.description
+            input = .device(device!, microphone, reconnect: reconnect, preferredRate: targetRate)
         case .pacedFile(let url):
             let wav: WAVFile
             do { wav = try WAVFile(contentsOf: url) } catch { throw HeedError(error) }
@@ -217,21 +239,51 @@ final class Producer: Sendable {
 
     func requestStop() { stopRequested.store(true, ordering: .relaxed) }
 
+    func takeDeviceChanges() -> [ListenEvent] {
+        deviceChanges.withLock { changes in defer { changes = [] }; return changes }
+    }
+
+    /// Sleeps `interval` in short steps, returning early when `stop` says so.
+    private static func pause(_ interval: Duration, unless stop: () -> Bool) {
+        let until = ContinuousClock.now + interval
+        while ContinuousClock.now < until && !stop() { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
     func run(into ring: SampleRing, shouldStop: @Sendable () -> Bool) throws(HeedError) {
         let period = max(1, rate / 50)  // 20 ms
         var frames = 0
         func done() -> Bool { stopRequested.load(ordering: .relaxed) || shouldStop() || (maxFrames.map { frames >= $0 } ?? false) }
         switch input {
-        case .device(let device, let microphone):
+        case .device(let first, let microphone, let reconnect, let preferredRate):
+            var device: CaptureDevice? = first
             var buffer: [Int16] = []
+            var lostOverruns = 0
             while !done() {
                 do { try microphone.verify() } catch { throw HeedError(error) }
+                guard let open = device else {
+                    // Lost: open it again, with the format the ring and resampler were set up for.
+                    Self.pause(reconnect ?? .seconds(1), unless: done)
+                    CaptureDevice.reloadConfiguration()
+                    guard let again = try? CaptureDevice(name: label, authorization: microphone, preferredRate: preferredRate) else { continue }
+                    guard again.format.sampleRate == rate && again.format.channels == channels else {
+                        throw HeedError(.unavailable, "capture device '\(label)' came back as \(again.format), not \(rate) Hz \(channels) ch; restart heed listen")
+                    }
+                    device = again
+                    deviceChanges.withLock { $0.append(.deviceRestored(format: again.format.description)) }
+                    continue
+                }
                 let want = maxFrames.map { min(period, $0 - frames) } ?? period
                 let got: Int
-                do { got = try device.read(into: &buffer, frames: want) } catch { throw HeedError(.unavailable, error.message) }
+                do { got = try open.read(into: &buffer, frames: want) } catch {
+                    guard reconnect != nil else { throw HeedError(.unavailable, error.message) }
+                    lostOverruns += open.overruns
+                    device = nil  // closes it
+                    deviceChanges.withLock { $0.append(.deviceLost(message: error.message)) }
+                    continue
+                }
                 buffer.withUnsafeBufferPointer { ring.write(UnsafeBufferPointer(rebasing: $0[0..<got * channels])) }
                 frames += got
-                overruns.store(device.overruns, ordering: .relaxed)
+                overruns.store(lostOverruns + open.overruns, ordering: .relaxed)
             }
         case .samples(let samples):
             // Real-time pace: each 20 ms period is released when its time has come.

@@ -76,6 +76,13 @@ public final class CaptureDevice {
 
     deinit { snd_pcm_close(pcm) }
 
+    /// Makes the next open read the ALSA configuration files again, so a device defined after
+    /// Heed started (a new ~/.asoundrc, a plugged-in card's config) can be found. Call only
+    /// while no device is open.
+    public static func reloadConfiguration() {
+        snd_config_update_free_global()
+    }
+
     private static func configure(_ pcm: OpaquePointer, name: String, rate: Int, periodTime: Duration, bufferTime: Duration) throws(CaptureError) -> CaptureFormat {
         var params: OpaquePointer?
         guard snd_pcm_hw_params_malloc(&params) == 0, let params else { throw CaptureError(.unavailable, "capture device '\(name)': out of memory") }

@@ -34,6 +34,9 @@ struct Listen: ParsableCommand {
     @Option(help: ArgumentHelp("Stop after this much audio.", valueName: "SECONDS"))
     var duration: Double?
 
+    @Option(help: ArgumentHelp("When the device is missing or goes away (a USB microphone unplugged), try to open it again this often instead of stopping (device-lost and device-restored events).", valueName: "SECONDS"))
+    var reconnect: Double?
+
     @Option(help: ArgumentHelp("Audio the ring buffer holds while the decoder is busy.", valueName: "SECONDS"))
     var buffer = 2.0
 
@@ -59,6 +62,8 @@ struct Listen: ParsableCommand {
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
         if !(0.1...600).contains(buffer) { throw ValidationError("--buffer must be between 0.1 and 600 seconds") }
         if partials < 0 { throw ValidationError("--partials must be 0 (off) or a positive interval") }
+        if let reconnect, !(0.05...3600).contains(reconnect) { throw ValidationError("--reconnect must be between 0.05 and 3600 seconds") }
+        if reconnect != nil && input != nil { throw ValidationError("--reconnect is for capture devices, not --input") }
     }
 
     func run() throws {
@@ -74,7 +79,8 @@ struct Listen: ParsableCommand {
             if let input {
                 source = .pacedFile(URL(fileURLWithPath: input))
             } else {
-                source = .device(name: device, microphone: try authorizer.authorize(.microphone, for: app, prompter: prompter))
+                source = .device(name: device, microphone: try authorizer.authorize(.microphone, for: app, prompter: prompter),
+                                 reconnect: reconnect.map { .milliseconds(Int($0 * 1000)) })
             }
         } catch {
             throw error.exit()
@@ -224,6 +230,12 @@ struct EventWriter: Sendable {
                 : String(format: "%7.2f  ", time) + transcript + " ..."
         case .level(let db):
             line = json ? "{\"event\":\"level\",\"timestamp\":\(timestamp),\"dBFS\":\(JSON.number(db, decimals: 1))}" : Self.meter(db)
+        case .deviceLost(let message):
+            line = json ? "{\"event\":\"device-lost\",\"timestamp\":\(timestamp),\"message\":\(JSON.string(message))}"
+                : "device lost: \(message); trying again"
+        case .deviceRestored(let format):
+            line = json ? "{\"event\":\"device-restored\",\"timestamp\":\(timestamp),\"format\":\(JSON.string(format))}"
+                : "device back: \(format)"
         case .shortcuts(let active, let skipped):
             line = json ? "{\"event\":\"shortcuts\",\"timestamp\":\(timestamp),\"active\":\(active),\"skipped\":[\(skipped.map(JSON.string).joined(separator: ","))]}"
                 : (["shortcuts: \(active) phrase\(active == 1 ? "" : "s") active"] + skipped.map { "  \($0)" }).joined(separator: "\n")

@@ -104,6 +104,40 @@ import Testing
         #expect(Date().timeIntervalSince(started) >= 5.5)
     }
 
+    /// With --reconnect a missing device is waited for: here its ALSA definition appears only
+    /// after heed has started, as a USB microphone's would when it is plugged in.
+    @Test func reconnectWaitsForTheDeviceToAppear() throws {
+        let rig = try rig(input: Fixtures.demo.appendingPathComponent("start-pause-stop.wav"))
+        let config = rig.home.appendingPathComponent(".asoundrc"), later = rig.home.appendingPathComponent("asoundrc.later")
+        try FileManager.default.moveItem(at: config, to: later)
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["listen", "--device", "heedtest", "--reconnect", "0.2", "--duration", "5.7", "--buffer", "10", "--partials", "0"]
+        process.currentDirectoryURL = Fixtures.root
+        process.environment = ProcessInfo.processInfo.environment.merging(try TestAuthorization.cliEnvironment().merging(["HOME": rig.home.path]) { $1 }) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("device-lost") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        Thread.sleep(forTimeInterval: 0.5)  // a few more attempts fail and are not reported again
+        try FileManager.default.moveItem(at: later, to: config)
+        seen += out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let all = try events(String(decoding: seen, as: UTF8.self))
+        #expect(all.first?["event"] as? String == "device-lost")
+        #expect((all.first?["message"] as? String)?.contains("heedtest") == true)
+        #expect(all.filter { $0["event"] as? String == "device-lost" }.count == 1)
+        #expect(all.dropFirst().first?["event"] as? String == "listening")
+        #expect(all.filter { $0["event"] as? String == "intent" }.map { $0["intent"] as? String } == ["start", "pause", "stop"])
+    }
+
     @Test func missingDeviceIsUnavailable() throws {
         let result = try CLI.run(["listen", "--device", "hw:99,0", "--duration", "1"], environment: ["HOME": try Fixtures.temporaryDirectory().path])
         #expect(result.status == 69)

@@ -19,6 +19,7 @@ import Testing
             case .overrun: kinds.append("overrun")
             case .dialogue: kinds.append("dialogue")
             case .shortcuts: kinds.append("shortcuts")
+            case .deviceLost, .deviceRestored: kinds.append("device")
             case .level(let db): #expect(db <= 0 && db > -130)
             case .stopped(let error, _, let dropped, _):
                 kinds.append("stopped")
