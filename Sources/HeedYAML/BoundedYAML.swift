@@ -14,11 +14,18 @@ public enum BoundedYAML {
         public var description: String { "the YAML expands to more than \(BoundedYAML.maxNodes) nodes (aliases of aliases?)" }
     }
 
-    /// The document's node tree; throws Yams' own errors, or `TooLarge`.
+    /// A list or mapping used as a mapping key (`[a, b]: 1`): valid YAML, but nothing Heed reads
+    /// has such keys, and Yams cannot build Swift values from them (it traps).
+    public struct ComplexKey: Error, CustomStringConvertible {
+        public var line: Int?
+        public var description: String { "a mapping key must be plain text, not a list or mapping" + (line.map { " (line \($0))" } ?? "") }
+    }
+
+    /// The document's node tree; throws Yams' own errors, `TooLarge` or `ComplexKey`.
     public static func compose(_ text: String) throws -> Node? {
         guard let node = try Yams.compose(yaml: text) else { return nil }
         var budget = maxNodes
-        guard fits(node, within: &budget) else { throw TooLarge() }
+        try check(node, within: &budget)
         return node
     }
 
@@ -28,13 +35,19 @@ public enum BoundedYAML {
     }
 
     /// Walks the tree as `Constructor` will, aliases expanded, until the budget is spent.
-    private static func fits(_ node: Node, within budget: inout Int) -> Bool {
+    private static func check(_ node: Node, within budget: inout Int) throws {
         budget -= 1
-        guard budget >= 0 else { return false }
+        guard budget >= 0 else { throw TooLarge() }
         switch node {
-        case .scalar, .alias: return true
-        case .sequence(let sequence): return sequence.allSatisfy { fits($0, within: &budget) }
-        case .mapping(let mapping): return mapping.allSatisfy { fits($0.key, within: &budget) && fits($0.value, within: &budget) }
+        case .scalar, .alias:
+            return
+        case .sequence(let sequence):
+            for item in sequence { try check(item, within: &budget) }
+        case .mapping(let mapping):
+            for (key, value) in mapping {
+                guard case .scalar = key else { throw ComplexKey(line: key.mark?.line) }
+                try check(value, within: &budget)
+            }
         }
     }
 }
