@@ -159,10 +159,8 @@ public struct Conversation: Sendable {
             close()
             return [.aborted(state.intent, .notUnderstood)]
         }
-        let expectation = self.expectation
-        let events = advance(state.intent, rules: state.rules, at: time)
+        let events = advance(state.intent, rules: state.rules, at: time)  // the same question again
         open?.misses = state.misses
-        self.expectation = expectation
         return events
     }
 

@@ -1,3 +1,4 @@
+import CYaml
 import Yams
 
 /// YAML read with a bound on its size after aliases are expanded.
@@ -23,6 +24,9 @@ public enum BoundedYAML {
 
     /// The document's node tree; throws Yams' own errors, `TooLarge` or `ComplexKey`.
     public static func compose(_ text: String) throws -> Node? {
+        // Yams itself hashes mapping keys while composing, which an aliased key makes
+        // exponential too: measure the expanded size from libyaml's events first, in one pass.
+        guard expandedSize(of: text) <= maxNodes else { throw TooLarge() }
         guard let node = try Yams.compose(yaml: text) else { return nil }
         var budget = maxNodes
         try check(node, within: &budget)
@@ -32,6 +36,54 @@ public enum BoundedYAML {
     /// The document as Swift values (`[String: Any]`, `[Any]`, `String`, `Int`, ...).
     public static func load(_ text: String) throws -> Any? {
         try compose(text).map { Constructor.default.any(from: $0) }
+    }
+
+    /// How many nodes the document has with every alias expanded, counted from libyaml's event
+    /// stream: an anchored node's size is remembered, an alias adds it again. Saturates just
+    /// above `maxNodes`. A document with a syntax error counts up to the error.
+    static func expandedSize(of text: String) -> Int {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return 0 }
+        defer { yaml_parser_delete(&parser) }
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { buffer -> Int in
+            yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+            let limit = maxNodes + 1
+            var anchors: [String: Int] = [:]
+            var open: [(size: Int, anchor: String?)] = [(0, nil)]  // the bottom collects the document
+            func anchor(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+                pointer.map { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+            }
+            func add(_ size: Int) { open[open.count - 1].size = min(limit, open[open.count - 1].size + size) }
+            var event = yaml_event_t()
+            while yaml_parser_parse(&parser, &event) == 1 {
+                defer { yaml_event_delete(&event) }
+                switch event.type {
+                case YAML_SCALAR_EVENT:
+                    if let name = anchor(event.data.scalar.anchor) { anchors[name] = 1 }
+                    add(1)
+                case YAML_ALIAS_EVENT:
+                    add(anchor(event.data.alias.anchor).flatMap { anchors[$0] } ?? 1)
+                case YAML_SEQUENCE_START_EVENT:
+                    open.append((1, anchor(event.data.sequence_start.anchor)))
+                case YAML_MAPPING_START_EVENT:
+                    open.append((1, anchor(event.data.mapping_start.anchor)))
+                case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                    guard open.count > 1 else { return open[0].size }
+                    let done = open.removeLast()
+                    if let name = done.anchor { anchors[name] = done.size }
+                    add(done.size)
+                case YAML_STREAM_END_EVENT:
+                    return open[0].size
+                default:
+                    break
+                }
+                if open[0].size >= limit { return limit }
+            }
+            // A syntax error: Yams will report it, but it builds (and hashes) what comes before
+            // it first, so that part counts.
+            return min(limit, open.reduce(0) { $0 + $1.size })
+        }
     }
 
     /// Walks the tree as `Constructor` will, aliases expanded, until the budget is spent.
