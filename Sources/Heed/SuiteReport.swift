@@ -18,6 +18,8 @@ public struct SuiteReport: Sendable {
         public var falseRejections = 0
         /// Files that must give nothing, and how many gave a command anyway.
         public var negatives = 0, falseAcceptances = 0
+        /// Negatives that gave nothing but still failed (a dialogue that asked the wrong questions).
+        public var otherFailures = 0
         public var errors = 0
         /// Word errors (substitutions, insertions, deletions) over reference words, for
         /// expectations that give a transcript.
@@ -28,7 +30,7 @@ public struct SuiteReport: Sendable {
         public var falseAcceptance: Double { negatives > 0 ? Double(falseAcceptances) / Double(negatives) : 0 }
         public var falseRejection: Double { positives > 0 ? Double(falseRejections) / Double(positives) : 0 }
         public var wordErrorRate: Double? { referenceWords > 0 ? Double(wordErrors) / Double(referenceWords) : nil }
-        public var allHeld: Bool { accepted == positives && falseAcceptances == 0 && errors == 0 }
+        public var allHeld: Bool { accepted == positives && falseAcceptances == 0 && otherFailures == 0 && errors == 0 }
     }
 
     public let suites: [TestSuite]
@@ -74,7 +76,9 @@ public struct SuiteReport: Sendable {
             if case .error = verdict { scores.errors += 1; continue }
             if entry.isNegative {
                 scores.negatives += 1
-                if verdict != .passed { scores.falseAcceptances += 1 }
+                if verdict != .passed {
+                    if result.understood.isEmpty { scores.otherFailures += 1 } else { scores.falseAcceptances += 1 }
+                }
                 continue
             }
             scores.positives += 1

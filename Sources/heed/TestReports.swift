@@ -40,6 +40,7 @@ enum TestReportText {
         var line = "accepted \(ratio(s.accepted, s.positives)), false acceptance \(ratio(s.falseAcceptances, s.negatives)), "
             + "false rejection \(ratio(s.falseRejections, s.positives))"
         if let wer = s.wordErrorRate { line += ", WER \(percent(wer)) %" }
+        if s.otherFailures > 0 { line += ", \(s.otherFailures) negatives with the wrong questions" }
         return line + ", \(s.errors) entries with errors"
     }
 
@@ -112,7 +113,7 @@ enum TestReportJSON {
                 "name": condition.description,
                 "positives": s.positives, "accepted": s.accepted, "acceptance": s.acceptance,
                 "negatives": s.negatives, "falseAcceptances": s.falseAcceptances, "falseAcceptance": s.falseAcceptance,
-                "falseRejections": s.falseRejections, "falseRejection": s.falseRejection,
+                "falseRejections": s.falseRejections, "falseRejection": s.falseRejection, "otherFailures": s.otherFailures,
                 "errors": s.errors, "cpuSeconds": s.cpuSeconds, "audioSeconds": s.audioSeconds,
                 "confusion": report.confusion(condition: index),
                 "results": report.results.filter { $0.condition == index }.map { result(of: $0, in: report) },

@@ -92,6 +92,10 @@ import Testing
         #expect(report.verdict(of: results[1]) == .failed("expected the questions [size, confirm], asked [confirm]"))
         #expect(report.verdict(of: results[2]) == .passed)
         #expect(report.verdict(of: results[3]) == .passed)  // questions not listed are not checked
+        // A negative that asked the wrong questions fails, but it took nothing for a command.
+        let wrongQuestion = CaseResult(suite: 0, entry: 2, condition: 0, utterances: heard([]), error: nil, cpuSeconds: 0, audioSeconds: 1, prompts: [])
+        let scores = SuiteReport(suites: [suite], conditions: [.clean], results: [wrongQuestion]).scores(condition: 0)
+        #expect(scores.falseAcceptances == 0 && scores.otherFailures == 1 && !scores.allHeld)
     }
 
     /// A dialogue's events become one utterance per exchange: the completed intent, or nothing.
