@@ -54,14 +54,6 @@ public struct UtteranceStream {
         case dialogue(Conversation.Event, time: Double)
     }
 
-    /// Whether utterances go through a dialogue (see `Event.dialogue`).
-    public var hasDialogue: Bool { conversation != nil }
-
-    /// The response the context gives for the outcome of acting on `intent`, if any.
-    public func response(for intent: Intent, succeeded: Bool) -> String? {
-        conversation?.response(for: intent, succeeded: succeeded)
-    }
-
     /// Like `feed`, and also reports where speech starts and, with `partialInterval`, the words
     /// heard so far (for live feedback).
     public mutating func feedEvents(_ samples: [Int16]) throws(HeedError) -> [Event] {
@@ -100,17 +92,11 @@ public struct UtteranceStream {
                 let onset = endpointed - Int(configuration.minSpeech * Double(recognizer.sampleRate))
                 events.append(.speechStart(Double(onset) / Double(recognizer.sampleRate)))
             case .speechEnd(let at):
-                if let utterance = try decode(upTo: at) {
-                    events.append(.utterance(utterance))
-                    try converse(at: utterance.end) { $0.heard(intent: utterance.intent, words: Context.words(utterance.transcript),
-                                                               understood: utterance.understood, start: utterance.start, end: utterance.end) }
-                    events += pendingDialogue
-                }
+                if let utterance = try decode(upTo: at) { events += try hear(utterance) }
             case nil:
                 if utteranceStart == nil, conversation?.expectation != .command {
                     let now = Double(endpointed) / Double(recognizer.sampleRate)
-                    try converse(at: now) { $0.tick(at: now) }
-                    events += pendingDialogue
+                    events += try converse(at: now) { $0.tick(at: now) }
                 }
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
                    endpointed - lastPartial >= Int(interval * Double(recognizer.sampleRate)) {
@@ -141,30 +127,27 @@ public struct UtteranceStream {
         var events: [Event] = []
         if let suppressor { events = try consume(denoised: suppressor.flush()) }
         if case .speechEnd(let at) = endpointer.finish(totalSamples: position), let utterance = try decode(upTo: at) {
-            events.append(.utterance(utterance))
-            try converse(at: utterance.end) { $0.heard(intent: utterance.intent, words: Context.words(utterance.transcript),
-                                                       understood: utterance.understood, start: utterance.start, end: utterance.end) }
-            events += pendingDialogue
+            events += try hear(utterance)
         }
-        try converse(at: Double(position) / Double(recognizer.sampleRate)) { $0.finish() }
-        return events + pendingDialogue
+        return events + (try converse(at: Double(position) / Double(recognizer.sampleRate)) { $0.finish() })
     }
 
-    /// Dialogue events of the last `converse`, taken once.
-    private var pendingDialogue: [Event] {
-        mutating get {
-            defer { dialogueEvents = [] }
-            return dialogueEvents.map { Event.dialogue($0.event, time: $0.time) }
+    /// An utterance, and what the conversation (if any) makes of it.
+    private mutating func hear(_ utterance: Utterance) throws(HeedError) -> [Event] {
+        let steps = try converse(at: utterance.end) {
+            $0.heard(intent: utterance.intent, words: Context.words(utterance.transcript), understood: utterance.understood,
+                     start: utterance.start, end: utterance.end)
         }
+        return [.utterance(utterance)] + steps
     }
-    private var dialogueEvents: [(event: Conversation.Event, time: Double)] = []
 
-    /// Runs one step of the conversation at stream time `time` and points the recognizer at
-    /// what it expects next.
-    private mutating func converse(at time: Double, _ step: (inout Conversation) -> [Conversation.Event]) throws(HeedError) {
-        guard conversation != nil else { return }
-        dialogueEvents += step(&conversation!).map { ($0, time) }
+    /// Runs one step of the conversation at stream time `time`, points the recognizer at what it
+    /// expects next, and returns the step's events.
+    private mutating func converse(at time: Double, _ step: (inout Conversation) -> [Conversation.Event]) throws(HeedError) -> [Event] {
+        guard conversation != nil else { return [] }
+        let steps = step(&conversation!)
         try recognizer.expect(conversation!.expectation)
+        return steps.map { .dialogue($0, time: time) }
     }
 
     private mutating func decode(upTo end: Int) throws(HeedError) -> Utterance? {
