@@ -153,7 +153,9 @@ public final class CommandRecognizer {
             answerPhrases = []
             return
         case .slot(let type):
-            phrases = Conversation(contexts: contexts).answers(for: type) + ConfirmationWords.cancel
+            // The last context that defines the type wins, as in `Conversation`.
+            let values = contexts.reversed().lazy.compactMap { $0.slots[type] }.first ?? []
+            phrases = values.map(\.words) + ConfirmationWords.cancel
             name = "answer:" + type
         case .confirmation:
             phrases = ConfirmationWords.yes + ConfirmationWords.no

@@ -69,11 +69,6 @@ public struct Conversation: Sendable {
     /// Whether any intent has a dialogue at all.
     public var isEmpty: Bool { rules.isEmpty }
 
-    /// The values that answer a question about a slot of this type.
-    public func answers(for type: String) -> [[String]] {
-        (slotValues[type] ?? []).map(\.words)
-    }
-
     /// An utterance was heard (`words` as decoded against the current expectation; `intent` when
     /// it was a command) that began at `start` and ended at `end`.
     public mutating func heard(intent: Intent?, words: [String], understood: Bool, start: Double, end: Double) -> [Event] {
