@@ -167,18 +167,22 @@ struct EventWriter: Sendable {
             ? "{\"event\":\"response\",\"time\":\(JSON.number(response.time)),\"timestamp\":\(JSON.number(Date().timeIntervalSince1970, decimals: 3)),"
                 + "\"intent\":\(JSON.string(response.intent.name)),\"result\":\"\(response.succeeded ? "success" : "failure")\",\"text\":\(JSON.string(response.text))}"
             : String(format: "%7.2f  ", response.time) + "> " + response.text
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        Self.emit(line + "\n")
+    }
+
+    /// Writes to stdout directly. SIGPIPE is ignored (for --exec), so a reader that went away
+    /// shows up here as an error: then listening stops, as it would have by the signal.
+    static func emit(_ text: String) {
+        do { try FileHandle.standardOutput.write(contentsOf: Data(text.utf8)) } catch { stopRequested.store(true, ordering: .relaxed) }
     }
 
     func write(_ event: ListenEvent) {
         if case .level(let db) = event {
             // The meter redraws one line in place; JSON output has no level events.
-            if !json { FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + Self.meter(db)).utf8)) }
+            if !json { Self.emit("\r\u{1B}[K" + Self.meter(db)) }
             return
         }
-        if !json { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
-        print(line(for: event))
-        fflush(nil)
+        Self.emit((json ? "" : "\r\u{1B}[K") + line(for: event) + "\n")
     }
 
     static func dialogueLine(_ step: Conversation.Event, time: Double, timestamp: String, json: Bool) -> String {
