@@ -124,21 +124,10 @@ import Testing
     @Test func concurrentWritersLoseNothing() throws {
         let env = try fresh()
         // 8 processes, each recording 15 decisions for its own apps, all at once.
-        let writers = try (0..<8).map { writer in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "for n in $(seq 1 15); do \"$0\" auth grant --app com.writer\(writer).app$n microphone >/dev/null || exit 1; done", CLI.executable.path]
-            process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            return (process, errors)
-        }
-        for (writer, errors) in writers {
-            let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            writer.waitUntilExit()
-            #expect(writer.terminationStatus == 0, "\(messages)")
-        }
+        let writers = try CLI.runConcurrently((0..<8).map { writer in
+            "for n in $(seq 1 15); do \"$0\" auth grant --app com.writer\(writer).app$n microphone >/dev/null || exit 1; done"
+        }, environment: env)
+        for writer in writers { #expect(writer.status == 0, "\(writer.stderr)") }
         let all = try CLI.run(["auth", "status", "--all", "--json"], environment: env)
         #expect(all.stdout.split(separator: "\n").count == 8 * 15)
     }

@@ -232,23 +232,10 @@ import Testing
     @Test func concurrentDonorsLoseNothing() throws {
         let env = ["HEED_STATE_DIR": try Fixtures.temporaryDirectory().appendingPathComponent("state").path]
         let colors = ["red", "blue", "green", "white", "black", "pink", "gold", "gray"]
-        let writers = try colors.map { color in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "for n in one two three four; do \"$0\" shortcuts donate --id \(color)-$n --title T --phrase \"\(color) lights $n\" --intent x >/dev/null || exit 1; done",
-                                 CLI.executable.path]
-            process.currentDirectoryURL = Fixtures.root
-            process.environment = ProcessInfo.processInfo.environment.merging(try TestAuthorization.cliEnvironment().merging(env) { $1 }) { $1 }
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            return (process, errors)
-        }
-        for (writer, errors) in writers {
-            let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            writer.waitUntilExit()
-            #expect(writer.terminationStatus == 0, "\(messages)")
-        }
+        let writers = try CLI.runConcurrently(colors.map { color in
+            "for n in one two three four; do \"$0\" shortcuts donate --id \(color)-$n --title T --phrase \"\(color) lights $n\" --intent x >/dev/null || exit 1; done"
+        }, environment: env)
+        for writer in writers { #expect(writer.status == 0, "\(writer.stderr)") }
         #expect(try CLI.run(["shortcuts", "list", "--json"], environment: env).stdout.split(separator: "\n").count == 32)
     }
 }

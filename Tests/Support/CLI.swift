@@ -41,4 +41,26 @@ public enum CLI {
                       stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self))
     }
+
+    /// Runs several shell scripts at once, each with heed as `$0`, and waits for all of them.
+    /// Returns each one's exit status and stderr, in order.
+    public static func runConcurrently(_ scripts: [String], environment: [String: String]) throws -> [(status: Int32, stderr: String)] {
+        let environment = ProcessInfo.processInfo.environment.merging(try TestAuthorization.cliEnvironment().merging(environment) { $1 }) { $1 }
+        let started = try scripts.map { script in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", script, executable.path]
+            process.currentDirectoryURL = Fixtures.root
+            process.environment = environment
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            return (process, errors)
+        }
+        return started.map { process, errors in
+            let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, messages)
+        }
+    }
 }
