@@ -193,8 +193,10 @@ final class Producer: Sendable {
     private enum Input: @unchecked Sendable {
         // @unchecked: the device is used only by the capture thread once `run` starts; the
         // listener's thread only reads the atomics above.
+        // The same holds for the file: read only on the capture thread, a piece at a time, so an
+        // hour of input costs no more memory than a minute.
         case device(CaptureDevice, Authorization, reconnect: Duration?, preferredRate: Int)
-        case samples([Int16])
+        case file(WAVReader, Resampler)
     }
 
     var deviceOverruns: Int { overruns.load(ordering: .relaxed) }
@@ -225,13 +227,13 @@ final class Producer: Sendable {
             formatDescription = device!.format.description
             input = .device(device!, microphone, reconnect: reconnect, preferredRate: targetRate)
         case .pacedFile(let url):
-            let wav: WAVFile
-            do { wav = try WAVFile(contentsOf: url) } catch { throw HeedError(error) }
+            let wav: WAVReader
+            do { wav = try WAVReader(contentsOf: url) } catch { throw HeedError(error) }
             label = url.path
             rate = targetRate
             channels = 1
             formatDescription = "\(url.lastPathComponent): \(wav.format.sampleRate) Hz \(wav.format.channels) ch, paced in real time"
-            input = .samples(PCM.int16(from: Resampler.convert(wav.samples, from: wav.format.sampleRate, to: targetRate)))
+            input = .file(wav, Resampler(from: wav.format.sampleRate, to: targetRate))
         }
         let frameRate = Double(rate)
         maxFrames = maxSeconds.map { Int($0 * frameRate) }
@@ -285,13 +287,34 @@ final class Producer: Sendable {
                 frames += got
                 overruns.store(lostOverruns + open.overruns, ordering: .relaxed)
             }
-        case .samples(let samples):
+        case .file(let wav, var resampler):
             // Real-time pace: each 20 ms period is released when its time has come.
             let start = ContinuousClock.now
-            while !done() && frames < samples.count {
-                let end = min(samples.count, frames + period, maxFrames ?? .max)
-                samples.withUnsafeBufferPointer { ring.write(UnsafeBufferPointer(rebasing: $0[frames..<end])) }
-                frames = end
+            var pending: [Int16] = []
+            var used = 0  // of `pending`
+            var ended = false
+            while !done() {
+                if pending.count - used < period && !ended {
+                    // About a second of the file at a time, converted to the model's rate.
+                    let piece: [Float]
+                    do {
+                        if let read = try wav.read(frames: wav.format.sampleRate) { piece = resampler.process(read) } else {
+                            piece = resampler.finish()
+                            ended = true
+                        }
+                    } catch {
+                        throw HeedError(error)
+                    }
+                    pending.removeFirst(used)
+                    used = 0
+                    pending += PCM.int16(from: piece)
+                    continue
+                }
+                guard used < pending.count else { break }
+                let end = min(pending.count, used + min(period, maxFrames.map { $0 - frames } ?? period))
+                pending.withUnsafeBufferPointer { ring.write(UnsafeBufferPointer(rebasing: $0[used..<end])) }
+                frames += end - used
+                used = end
                 let due = start + .microseconds(Int64(frames) * 1_000_000 / Int64(rate))
                 let now = ContinuousClock.now
                 if due > now { Thread.sleep(forTimeInterval: Double((due - now).components.attoseconds) * 1e-18 + Double((due - now).components.seconds)) }

@@ -75,57 +75,13 @@ public struct WAVFile: Sendable {
 
     public init(data: Data) throws(AudioError) {
         let bytes = [UInt8](data)
-        guard bytes.count >= 12 else {
-            throw .invalidFormat("not a WAV file: \(bytes.count) bytes is too short for a RIFF header")
-        }
-        guard bytes[0..<4] == [0x52, 0x49, 0x46, 0x46] /* RIFF */ else {
-            if bytes[0..<4] == [0x52, 0x49, 0x46, 0x58] || bytes[0..<4] == [0x52, 0x46, 0x36, 0x34] {
-                throw .unsupported("big-endian (RIFX) and RF64 WAV files are not supported")
-            }
-            throw .invalidFormat("not a WAV file: no RIFF header")
-        }
-        guard bytes[8..<12] == [0x57, 0x41, 0x56, 0x45] /* WAVE */ else {
-            throw .invalidFormat("not a WAV file: RIFF type is not WAVE")
-        }
-
-        var format: WAVFormat?
-        var blockAlign = 0
-        var dataRange: Range<Int>?
-        var offset = 12
-        // Walk the chunks; unknown ones (LIST, fact, cue, bext, ...) are skipped.
-        while offset + 8 <= bytes.count {
-            let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
-            let size = Int(Self.uint32(bytes, offset + 4))
-            let body = offset + 8
-            let printableID = id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " ") } ? id : "?"
-            if id == "data" {
-                guard format != nil else { throw .invalidFormat("data chunk comes before the fmt chunk") }
-                guard body + size <= bytes.count else {
-                    throw .invalidFormat("truncated: data chunk declares \(size) bytes but only \(bytes.count - body) are present")
-                }
-                dataRange = body..<body + size
-                break
-            }
-            guard body + size <= bytes.count else {
-                throw .invalidFormat("chunk '\(printableID)' declares \(size) bytes, past the end of the file (\(bytes.count) bytes)")
-            }
-            if id == "fmt " {
-                (format, blockAlign) = try Self.parseFormat(bytes[body..<body + size])
-            }
-            offset = body + size + (size & 1)  // chunks are padded to even sizes
-        }
-        guard let format else { throw .invalidFormat("no fmt chunk") }
-        guard let dataRange else { throw .invalidFormat("no data chunk") }
-        guard !dataRange.isEmpty else { throw .invalidFormat("no audio: the data chunk is empty") }
-        guard dataRange.count >= blockAlign else {
-            throw .invalidFormat("no audio: the data chunk is shorter than one sample frame")
-        }
+        let layout = try WAVLayout(size: bytes.count) { Array(bytes[$0]) }
         // A partial last frame (a recorder killed mid-write) is dropped by decodeMono; the rest is usable.
-        self.format = format
-        self.samples = Self.decodeMono(bytes, dataRange, format, blockAlign)
+        self.format = layout.format
+        self.samples = Self.decodeMono(bytes, layout.data, layout.format, layout.blockAlign)
     }
 
-    private static func parseFormat(_ chunk: ArraySlice<UInt8>) throws(AudioError) -> (WAVFormat, Int) {
+    static func parseFormat(_ chunk: ArraySlice<UInt8>) throws(AudioError) -> (WAVFormat, Int) {
         let bytes = Array(chunk)
         guard bytes.count >= 16 else { throw .invalidFormat("fmt chunk is \(bytes.count) bytes, shorter than 16") }
         var tag = Int(uint16(bytes, 0))
@@ -176,7 +132,7 @@ public struct WAVFile: Sendable {
         }
     }
 
-    private static func decodeMono(_ bytes: [UInt8], _ range: Range<Int>, _ format: WAVFormat, _ blockAlign: Int) -> [Float] {
+    static func decodeMono(_ bytes: [UInt8], _ range: Range<Int>, _ format: WAVFormat, _ blockAlign: Int) -> [Float] {
         let frames = range.count / blockAlign
         let channels = format.channels
         let width = format.encoding.bytesPerSample

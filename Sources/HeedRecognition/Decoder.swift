@@ -17,6 +17,8 @@ public struct DecoderConfiguration: Sendable, Equatable {
     public static let systemModelRoot = URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us")
 
     public var acousticModel: URL
+    /// The pronunciation dictionary (CMUdict format). The decoder is given only the words its
+    /// grammars use, looked up here as they are needed (see `Lexicon`).
     public var dictionary: URL
     /// Extra pronunciation files in CMUdict format, loaded after `dictionary`.
     public var extraDictionaries: [URL] = []
@@ -84,6 +86,9 @@ public final class Decoder {
     public let frameRate: Int
     private var inUtterance = false
     private var dither: UInt32 = 1
+    private let lexicon: Lexicon
+    /// Base words already looked up in the lexicon (found or not), so each is looked up once.
+    private var lexiconLookups: Set<String> = []
 
     public init(configuration: DecoderConfiguration = .init()) throws(RecognitionError) {
         Self.routeLog(to: configuration.logFile)
@@ -92,7 +97,10 @@ public final class Decoder {
             throw RecognitionError(kind: .model, function: "init",
                                    message: "\(name) not found at \(url.path); install pocketsphinx-en-us (`make deps`)")
         }
-        var arguments = ["-hmm": configuration.acousticModel.path, "-dict": configuration.dictionary.path]
+        // No -dict: PocketSphinx would load all of cmudict (22 MB, 0.1 s); words come from the
+        // lexicon one by one as grammars name them.
+        lexicon = try Lexicon.shared(configuration.dictionary)
+        var arguments = ["-hmm": configuration.acousticModel.path]
         arguments.merge(configuration.defaultArguments) { $1 }
         arguments.merge(configuration.arguments) { $1 }
         let argv = arguments.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
@@ -136,11 +144,30 @@ public final class Decoder {
 
     // MARK: Vocabulary
 
-    /// The pronunciation of `word`, or nil when the dictionary lacks it.
+    /// The pronunciation of `word` ("read(2)" for its second), or nil when the dictionary lacks
+    /// it. A word the decoder has not been given yet is taken from the lexicon with its
+    /// alternates, so every word of the dictionary behaves as if it had been loaded at start.
     public func pronunciation(of word: String) -> String? {
+        if let phones = loadedPronunciation(of: word) { return phones }
+        let base = Self.baseWord(word)
+        guard lexiconLookups.insert(base).inserted else { return nil }
+        for entry in lexicon.entries(for: base) {
+            // A line whose phones the model lacks is skipped, as PocketSphinx's loader skips it.
+            _ = ps_add_word(decoder, entry.name, entry.phones, 0)
+        }
+        return loadedPronunciation(of: word)
+    }
+
+    private func loadedPronunciation(of word: String) -> String? {
         guard let phones = ps_lookup_word(decoder, word) else { return nil }
         defer { free(phones) }
         return String(cString: phones)
+    }
+
+    /// "read(2)" is an alternate pronunciation of "read".
+    static func baseWord(_ word: String) -> String {
+        guard word.hasSuffix(")"), let open = word.lastIndex(of: "("), open > word.startIndex else { return word }
+        return String(word[..<open])
     }
 
     /// Adds a word with a phone string ("S T AA P"); a word the dictionary already has with other
@@ -193,16 +220,36 @@ public final class Decoder {
         if selectedSearch == name { try select(name) }
     }
 
-    /// Adds a named search over a hand-written JSGF grammar file (PocketSphinx expands its rules;
-    /// prefer `Grammar` for anything generated).
+    /// Adds a named search over a hand-written JSGF grammar file's first public rule
+    /// (PocketSphinx expands its rules; prefer `Grammar` for anything generated).
     public func addJSGF(file: URL, named name: String) throws(RecognitionError) {
         guard FileManager.default.isReadableFile(atPath: file.path) else {
-            throw RecognitionError(kind: .grammar, function: "ps_set_jsgf_file", message: "cannot read grammar \(file.path)")
+            throw RecognitionError(kind: .grammar, function: "jsgf_parse_file", message: "cannot read grammar \(file.path)")
         }
-        guard ps_set_jsgf_file(decoder, name, file.path) == 0 else {
-            throw RecognitionError(kind: .grammar, function: "ps_set_jsgf_file",
-                                   message: "invalid JSGF grammar \(file.path) (a syntax error, or a word missing from the dictionary)")
+        // As ps_set_jsgf_file does it: the grammar's own first public rule, not an imported one.
+        guard let jsgf = jsgf_parse_file(file.path, nil) else {
+            throw RecognitionError(kind: .grammar, function: "jsgf_parse_file", message: "invalid JSGF grammar \(file.path) (a syntax error)")
         }
+        defer { jsgf_grammar_free(jsgf) }
+        guard let rule = jsgf_get_public_rule(jsgf) else {
+            throw RecognitionError(kind: .grammar, function: "jsgf_get_public_rule", message: "invalid JSGF grammar \(file.path) (no public rule)")
+        }
+        let languageWeight = Float(cmd_ln_float_r(ps_get_config(decoder), "-lw"))
+        guard let fsg = jsgf_build_fsg(jsgf, rule, ps_get_logmath(decoder), languageWeight) else {
+            throw RecognitionError(kind: .grammar, function: "jsgf_build_fsg", message: "invalid JSGF grammar \(file.path) (its rules cannot be expanded)")
+        }
+        defer { fsg_model_free(fsg) }
+        // The grammar's words go to the decoder before the search is built from them.
+        let words = (0..<Int(fsg.pointee.n_word)).compactMap { fsg.pointee.vocab[$0].map { String(cString: $0) } }
+        let missing = Set(words.filter { !Self.isFiller($0) && pronunciation(of: $0) == nil }).sorted()
+        guard missing.isEmpty else {
+            throw RecognitionError(kind: .dictionary, function: "jsgf_build_fsg",
+                                   message: "\(file.path): not in the pronunciation dictionary: \(missing.joined(separator: ", "))")
+        }
+        guard ps_set_fsg(decoder, name, fsg) == 0 else {
+            throw RecognitionError(kind: .grammar, function: "ps_set_fsg", message: "the decoder rejected grammar \(file.path)")
+        }
+        if selectedSearch == name { try select(name) }
     }
 
     /// The search `select` chose last. Kept here because PocketSphinx 5prealpha's

@@ -121,6 +121,53 @@ func le16(_ values: [Int16]) -> [UInt8] { values.flatMap { v in withUnsafeBytes(
         }
     }
 
+    /// `WAVReader` streams what `WAVFile` reads whole: the same samples, in pieces of any size.
+    @Test(arguments: [1, 777, 16_000])
+    func readerStreamsTheSameSamples(piece: Int) throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let stereo = directory.appendingPathComponent("stereo.wav")
+        try WAVBuilder(channels: 2, rate: 44_100, payload: le16((0..<3001).map { Int16(truncatingIfNeeded: $0 * 37) })).bytes().write(to: stereo)
+        for url in [Fixtures.demo.appendingPathComponent("start-pause-stop.wav"), stereo] {
+            let whole = try WAVFile(contentsOf: url)
+            let reader = try WAVReader(contentsOf: url)
+            var streamed: [Float] = []
+            while let next = try reader.read(frames: piece) {
+                #expect(next.count <= piece)
+                streamed += next
+            }
+            #expect(reader.format == whole.format)
+            #expect(streamed == whole.samples, "\(url.lastPathComponent) in pieces of \(piece)")
+        }
+    }
+
+    /// Both readers refuse a broken file with the same words.
+    @Test func readerRefusesWhatWAVFileRefuses() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        var files: [URL] = []
+        for (index, builder) in [WAVBuilder(tag: 7, bits: 8, payload: [1, 2]), WAVBuilder(channels: 0, blockAlign: 2, payload: [1, 2]),
+                                 WAVBuilder(rate: 0, payload: [1, 2]), WAVBuilder(payload: []),
+                                 WAVBuilder(payload: [1, 2], declaredDataSize: 0xFFFF_FFF0), WAVBuilder(extensible: true)].enumerated() {
+            let file = directory.appendingPathComponent("\(index).wav")
+            try builder.bytes().write(to: file)
+            files.append(file)
+        }
+        let text = directory.appendingPathComponent("text.wav")
+        try Data("ID3 this is an mp3 file".utf8).write(to: text)
+        files += [text, directory.appendingPathComponent("absent.wav"), directory]
+        if Fixtures.corpusAvailable {
+            files += ["awful.wav", "bad.wav", "evil.wav", "null.wav"].map { Fixtures.corpus.appendingPathComponent($0) }
+        }
+        for file in files {
+            func error(_ read: () throws -> Void) -> AudioError? {
+                do { try read(); return nil } catch { return error as? AudioError }
+            }
+            let whole = error { _ = try WAVFile(contentsOf: file) }
+            let streamed = error { _ = try WAVReader(contentsOf: file) }
+            #expect(whole != nil, "\(file.lastPathComponent) was accepted")
+            #expect(streamed == whole, "\(file.lastPathComponent)")
+        }
+    }
+
     @Test func roundTripsItsOwnEncoding() throws {
         let samples: [Int16] = [0, 1, -1, 32767, -32768, 1234]
         let wav = try WAVFile(data: WAVFile.encode(samples: samples, sampleRate: 16_000))

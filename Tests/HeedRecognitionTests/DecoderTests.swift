@@ -67,6 +67,45 @@ import Testing
         }
     }
 
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func grammarWordsMissingFromTheDictionaryAreNamed() {
+        let decoder = try! Decoder()
+        let file = Fixtures.corpus.appendingPathComponent("defective.gram")
+        #expect(performing: { try decoder.addJSGF(file: file, named: "defective") }, throws: { error in
+            (error as? RecognitionError)?.message == "\(file.path): not in the pronunciation dictionary: really_bad_word"
+        })
+    }
+
+    /// The decoder starts without cmudict's 134 000 words and takes each from the lexicon the
+    /// first time it is asked for, alternates included, as if all had been loaded.
+    @Test func dictionaryWordsArriveWhenFirstAskedFor() throws {
+        let decoder = try Decoder()
+        #expect(decoder.pronunciation(of: "tomato(2)") == "T AH M AA T OW")
+        #expect(decoder.pronunciation(of: "tomato") == "T AH M EY T OW")
+        #expect(decoder.pronunciation(of: "read") == "R EH D")
+        #expect(decoder.pronunciation(of: "read(2)") == "R IY D")
+        #expect(decoder.pronunciation(of: "read(3)") == nil)
+        #expect(decoder.pronunciation(of: "zzyzxq") == nil)
+        // A word the dictionary has gets a new pronunciation as its next alternate.
+        #expect(decoder.addWord("live", phones: "L AY F"))
+        #expect(decoder.pronunciation(of: "live") == "L AY V")
+        #expect(decoder.pronunciation(of: "live(3)") == "L AY F")
+    }
+
+    @Test func lexiconFindsEveryPronunciationOfAWord() throws {
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("small.dict")
+        try Data(";;; a comment\nread(2) R IY D\nread R EH D\n'bout B AW T\nreader  R IY D ER # comment\n\nx(1 EH K S\n".utf8).write(to: file)
+        let lexicon = try Lexicon(contentsOf: file)
+        // The base spelling first, whatever the file's order: PocketSphinx needs it before "read(2)".
+        #expect(lexicon.entries(for: "read") == [.init(name: "read", phones: "R EH D"), .init(name: "read(2)", phones: "R IY D")])
+        #expect(lexicon.entries(for: "'bout") == [.init(name: "'bout", phones: "B AW T")])
+        #expect(lexicon.entries(for: "reader") == [.init(name: "reader", phones: "R IY D ER")])
+        #expect(lexicon.entries(for: "x(1") == [.init(name: "x(1", phones: "EH K S")])
+        #expect(lexicon.entries(for: "rea").isEmpty)
+        #expect(lexicon.entries(for: "").isEmpty)
+        #expect(throws: RecognitionError.self) { try Lexicon(contentsOf: file.appendingPathExtension("missing")) }
+    }
+
     @Test func missingModelIsAClearError() {
         var configuration = DecoderConfiguration()
         configuration.acousticModel = URL(fileURLWithPath: "/nonexistent/en-us")
