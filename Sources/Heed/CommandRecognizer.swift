@@ -112,6 +112,7 @@ public final class CommandRecognizer {
     /// any built before. The command paths and the garbage units are worked out once; the noisy
     /// search differs only in what its garbage paths cost.
     private func installCommandSearches(_ commands: CommandSet) throws(HeedError) {
+        grammarGeneration += 1
         vocabulary = .commands(commands, contexts: contexts)
         commandWords = Set(commands.phrases.joined()).union(contexts.flatMap(\.vocabulary))
         var commandGraph = Grammar()
@@ -145,6 +146,7 @@ public final class CommandRecognizer {
     /// yes or no, or back to the commands. Each answer grammar is built the first time.
     public func expect(_ expectation: Conversation.Expectation) throws(HeedError) {
         guard expectation != self.expectation else { return }
+        grammarGeneration += 1
         let phrases: [[String]], name: String
         switch expectation {
         case .command:
@@ -297,10 +299,17 @@ public final class CommandRecognizer {
         return try stream.feedEvents(samples) + stream.finishEvents()
     }
 
-    /// A stream that decodes audio as it arrives, utterance by utterance.
-    public func makeStream() -> UtteranceStream {
-        UtteranceStream(recognizer: self)
+    /// A stream that decodes audio as it arrives, utterance by utterance. A live stream
+    /// (`decodesAhead`) decodes each utterance while the endpointer still waits for the end of
+    /// its trailing silence, so the result comes out as soon as the silence is confirmed; when
+    /// speech resumes instead, that decode was wasted CPU. Files gain nothing from it.
+    public func makeStream(decodesAhead: Bool = false) -> UtteranceStream {
+        UtteranceStream(recognizer: self, decodesAhead: decodesAhead)
     }
+
+    /// Changes whenever the searches or what is expected change (shortcuts, a dialogue's
+    /// question), so a result decoded against the old ones is not used.
+    public private(set) var grammarGeneration = 0
 
     // MARK: Used by UtteranceStream
 

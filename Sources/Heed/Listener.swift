@@ -92,7 +92,7 @@ public final class Listener {
         thread.name = "heed-capture"
         thread.start()
 
-        var stream = recognizer.makeStream()
+        var stream = recognizer.makeStream(decodesAhead: true)
         var resampler = Resampler(from: producer.rate, to: recognizer.sampleRate)
         var interleaved: [Int16] = []
         var reportedDrops = 0, reportedOverruns = 0

@@ -25,9 +25,16 @@ public struct UtteranceStream {
     /// The exchange around intents with a dialogue (nil when no context has one). After each
     /// utterance it decides what the next one is decoded against.
     private var conversation: Conversation?
+    /// Live streams decode an utterance as soon as its audio is complete (`Endpointer.tentativeEnd`),
+    /// while the endpointer still waits for the rest of the trailing silence; when that silence
+    /// holds, the result is ready the moment the endpoint is confirmed. The same audio against the
+    /// same grammar: the result is the one decoding at the endpoint would give.
+    private let decodesAhead: Bool
+    private var decodedAhead: (end: Int, grammar: Int, utterance: Utterance?)?
 
-    init(recognizer: CommandRecognizer) {
+    init(recognizer: CommandRecognizer, decodesAhead: Bool = false) {
         self.recognizer = recognizer
+        self.decodesAhead = decodesAhead
         conversation = recognizer.makeConversation()
         try? recognizer.expect(.command)  // a reused recognizer may still be waiting for an answer
         endpointer = Endpointer(configuration: recognizer.options.endpointer)
@@ -98,6 +105,11 @@ public struct UtteranceStream {
                     let now = Double(endpointed) / Double(recognizer.sampleRate)
                     events += try converse(at: now) { $0.tick(at: now) }
                 }
+                if decodesAhead, let start = utteranceStart, let end = endpointer.tentativeEnd, decodedAhead?.end != end {
+                    let (samples, noisy) = audio(start..<end)
+                    decodedAhead = (end, recognizer.grammarGeneration, try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy))
+                    continue  // a partial of the same audio would say nothing new
+                }
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
                    endpointed - lastPartial >= Int(interval * Double(recognizer.sampleRate)) {
                     lastPartial = endpointed
@@ -153,8 +165,14 @@ public struct UtteranceStream {
     private mutating func decode(upTo end: Int) throws(HeedError) -> Utterance? {
         guard let start = utteranceStart else { return nil }
         utteranceStart = nil
-        let (samples, noisy) = audio(start..<min(end, position))
-        let utterance = try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy)
+        defer { decodedAhead = nil }
+        let utterance: Utterance?
+        if let ahead = decodedAhead, ahead.end == min(end, position), ahead.grammar == recognizer.grammarGeneration {
+            utterance = ahead.utterance
+        } else {
+            let (samples, noisy) = audio(start..<min(end, position))
+            utterance = try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy)
+        }
         trimHistory(before: end)
         return utterance
     }

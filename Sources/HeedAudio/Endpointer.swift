@@ -59,6 +59,17 @@ public struct Endpointer: Sendable {
         self.configuration = configuration
     }
 
+    /// Silence kept after the last loud frame of an utterance: the decoder wants to see the word end.
+    static let endPadding = 0.15
+
+    /// Where the utterance will end if the silence now under way lasts until `trailingSilence`;
+    /// nil while speech goes on (or before `endPadding` of silence). Once known, the audio that
+    /// `speechEnd` will report is complete, so it can be decoded before the endpoint is confirmed.
+    public var tentativeEnd: Int? {
+        guard inSpeech, configuration.trailingSilence > Self.endPadding, quietRun >= frames(Self.endPadding) else { return nil }
+        return (lastLoudFrame + 1 + frames(Self.endPadding)) * configuration.frameLength
+    }
+
     private func frames(_ seconds: Double) -> Int { max(1, Int((seconds / configuration.frameDuration).rounded())) }
 
     /// Feeds one frame of `configuration.frameLength` samples (the last may be shorter).
@@ -110,8 +121,7 @@ public struct Endpointer: Sendable {
         if quietRun >= frames(c.trailingSilence) || tooLong {
             inSpeech = false
             loudRun = 0
-            // Keep a little of the silence after the last loud frame: the decoder wants to see the word end.
-            let end = tooLong ? framesSeen + 1 : min(framesSeen + 1, lastLoudFrame + 1 + frames(0.15))
+            let end = tooLong ? framesSeen + 1 : min(framesSeen + 1, lastLoudFrame + 1 + frames(Self.endPadding))
             return .speechEnd(atSample: end * c.frameLength)
         }
         return nil

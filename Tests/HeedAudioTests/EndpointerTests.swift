@@ -26,6 +26,29 @@ import Testing
         #expect(found[1].1 == .speechEnd(atSample: (150 + 15) * 160))
     }
 
+    /// Where the utterance will end is known 150 ms into the silence, before the endpoint is
+    /// confirmed at 300 ms, and it is where the endpoint then puts it.
+    @Test func tentativeEndIsKnownBeforeTheEndpoint() {
+        let energies = [Float](repeating: -60, count: 100) + [Float](repeating: -25, count: 50) + [Float](repeating: -60, count: 100)
+        var endpointer = Endpointer()
+        var tentative: [(frame: Int, end: Int)] = []
+        var end: (frame: Int, at: Int)?
+        for (frame, db) in energies.enumerated() {
+            if case .speechEnd(let at) = endpointer.process(energyDB: db) { end = (frame, at) }
+            if let sample = endpointer.tentativeEnd { tentative.append((frame, sample)) }
+        }
+        #expect(tentative.first?.frame == 149 + 15)
+        #expect(tentative.last?.frame == 149 + 29)
+        #expect(Set(tentative.map(\.end)) == [(150 + 15) * 160])
+        #expect(end?.frame == 149 + 30 && end?.at == (150 + 15) * 160)
+        // Speech that resumes withdraws it.
+        var resumed = Endpointer()
+        for db in [Float](repeating: -60, count: 100) + [Float](repeating: -25, count: 50) + [Float](repeating: -60, count: 20) { _ = resumed.process(energyDB: db) }
+        #expect(resumed.tentativeEnd == (150 + 15) * 160)
+        _ = resumed.process(energyDB: -25)
+        #expect(resumed.tentativeEnd == nil)
+    }
+
     @Test func slowlyRisingNoiseIsNotSpeech() {
         // Room noise that rises by 2 dB a second for 15 s (traffic building up), then stays.
         let energies = (0..<1500).map { Float(-70 + Double($0) * 0.02) } + [Float](repeating: -40, count: 500)

@@ -30,6 +30,27 @@ import Testing
         }
     }
 
+    /// A live stream decodes each utterance while the endpointer still waits for the rest of
+    /// the trailing silence, and hands out that result at the endpoint: the same utterances as a
+    /// stream that decodes at the endpoint, with no decoding left to do when the endpoint comes.
+    @Test func liveStreamDecodesBeforeTheEndpointWithTheSameResult() throws {
+        let samples = try recognizer.loadAudio(file: Fixtures.demo.appendingPathComponent("start-pause-stop.wav"))
+        let atEndpoint = try recognizer.recognize(samples: samples)
+        var ahead = recognizer.makeStream(decodesAhead: true)
+        var heard: [Utterance] = []
+        var decodedBeforeEndpoint = 0
+        for start in stride(from: 0, to: samples.count, by: 160) {
+            let decodedBefore = recognizer.samplesDecoded
+            let found = try ahead.feed(Array(samples[start..<min(samples.count, start + 160)]))
+            if !found.isEmpty && recognizer.samplesDecoded == decodedBefore { decodedBeforeEndpoint += found.count }
+            heard += found
+        }
+        heard += try ahead.finish()
+        #expect(heard == atEndpoint)
+        #expect(heard.map { $0.intent?.name } == ["start", "pause", "stop"])
+        #expect(decodedBeforeEndpoint == 3)
+    }
+
     @Test func severalCommandsInOneFileComeOutInOrderWithTimes() throws {
         let utterances = try recognize(Fixtures.demo.appendingPathComponent("start-pause-stop.wav"))
         #expect(utterances.map { $0.intent?.name } == ["start", "pause", "stop"])
