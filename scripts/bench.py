@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""`make bench`: Heed's decode cost, latency and memory, side by side with plain PocketSphinx.
+"""`make bench`: Heed's decode cost, latency and memory, side by side with plain PocketSphinx
+(pocketsphinx_batch on the files, pocketsphinx_continuous -infile on the same files as one stream).
 
 Prints one table. Figures go to BENCHMARKS.md by hand, with the machine they came from.
 Usage: scripts/bench.py [--quick]   (--quick: 30 utterances of latency instead of 100)
@@ -81,6 +82,41 @@ for line in open(hyp):
         batch_results[path] = [text.strip()]
 model_load = timed([heed, "context", "check", os.path.join(root, "Models/contexts/lights.yml")])[1]
 
+# 1b. The same recordings as one long stream: heed recognize against pocketsphinx_continuous
+# -infile (its own voice activity detection), interleaved A B A B. Each decoded command is
+# credited to the recording its middle falls in, then scored as above.
+stream_wav = os.path.join(work, "builtins-stream.wav")
+subprocess.run(["sox", *files, stream_wav], check=True)
+spans, t = [], 0.0
+for f in files:
+    spans.append((t, t + duration(f), f))
+    t += duration(f)
+
+def credit(found):
+    results = {f: [] for f in files}
+    for start, end, intent in found:
+        middle = (start + end) / 2
+        owner = next((f for a, b, f in spans if a <= middle < b), None)
+        if owner:
+            results[owner].append(intent)
+    return results
+
+continuous = ["pocketsphinx_continuous", "-infile", stream_wav, "-hmm", os.path.join(model, "en-us"),
+              "-dict", os.path.join(model, "cmudict-en-us.dict"), "-jsgf", gram, "-time", "yes", "-logfn", "/dev/null"]
+stream_runs = {"heed": [], "continuous": []}
+for _ in range(2):
+    out, _, cpu, rss = timed([heed, "recognize", "--json", stream_wav], env=env)
+    stream_runs["heed"].append((cpu, rss))
+    heed_stream = credit([(e["start"], e["end"], e["intent"]) for e in map(json.loads, out.splitlines()) if e["understood"]])
+    out, _, cpu, rss = timed(continuous)
+    stream_runs["continuous"].append((cpu, rss))
+    words = []
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[0] in COMMANDS:
+            words.append((float(fields[1]), float(fields[2]), fields[0]))
+    continuous_stream = credit(words)
+
 # 2. Latency: end of speech to intent event, on paced live input (heed listen --input).
 count = 30 if quick else 100
 positives = [f for f in files if expected(f)]
@@ -136,9 +172,24 @@ print(f"| commands accepted | {h_acc}/{h_pos} | {b_acc}/{b_pos} |")
 print(f"| false acceptance | {h_fa}/{h_neg} | {b_fa}/{b_neg} |")
 print(f"| peak RSS | {max(r for _, r in runs['heed']):.1f} MB | {max(r for _, r in runs['batch']):.1f} MB |")
 print("")
+hs_acc, hs_pos, hs_fa, hs_neg = score(heed_stream)
+cs_acc, cs_pos, cs_fa, cs_neg = score(continuous_stream)
+hs_cpu = statistics.median(c for c, _ in stream_runs["heed"])
+cs_cpu = statistics.median(c for c, _ in stream_runs["continuous"])
+print("")
+print(f"the same {len(files)} recordings as one {audio_seconds:.0f} s stream, median of 2 interleaved runs:")
+print("")
+print("| | heed recognize | pocketsphinx_continuous -infile (six-word JSGF) |")
+print("| --- | --- | --- |")
+print(f"| CPU s per audio s | {hs_cpu / audio_seconds:.4f} | {cs_cpu / audio_seconds:.4f} |")
+print(f"| ratio | {hs_cpu / cs_cpu:.2f}x | 1x |")
+print(f"| commands accepted | {hs_acc}/{hs_pos} | {cs_acc}/{cs_pos} |")
+print(f"| false acceptance | {hs_fa}/{hs_neg} | {cs_fa}/{cs_neg} |")
+print(f"| peak RSS | {max(r for _, r in stream_runs['heed']):.1f} MB | {max(r for _, r in stream_runs['continuous']):.1f} MB |")
+print("")
 print(f"latency, end of last word to intent event, heed listen --input, {len(latencies)} utterances:")
 print(f"  p50 {statistics.median(latencies):.0f} ms, p95 {q[18]:.0f} ms, max {max(latencies):.0f} ms "
-      f"(includes the {0.3 * 1000:.0f} ms of trailing silence that ends an utterance)")
+      f"(includes the trailing silence that ends an utterance)")
 print(f"listen: peak RSS {listen_rss:.1f} MB, CPU {100 * cpu / wall:.1f} % of one core while commands are spoken, "
       f"{100 * idle_cpu / idle_wall:.1f} % in 30 s of room noise; dropped samples {stopped.get('droppedSamples')}")
 print(f"start-up to listening: {startup:.2f} s; model load alone (heed context check, small context): {model_load:.2f} s")

@@ -61,11 +61,7 @@ public struct WAVFile: Sendable {
     public static let maxChannels = 32
 
     public init(contentsOf url: URL) throws(AudioError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw .cannotOpen("no such file")
-        }
-        if isDirectory.boolValue { throw .cannotOpen("is a directory, not a WAV file") }
+        try WAVLayout.checkIsFile(url)
         let data: Data
         do { data = try Data(contentsOf: url, options: .mappedIfSafe) } catch {
             throw .cannotOpen("cannot read: \((error as NSError).localizedDescription)")

@@ -9,6 +9,15 @@ struct WAVLayout {
     /// The data chunk's bytes within the file.
     var data: Range<Int>
 
+    /// A missing file or a directory, in the words both readers use.
+    static func checkIsFile(_ url: URL) throws(AudioError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw .cannotOpen("no such file")
+        }
+        if isDirectory.boolValue { throw .cannotOpen("is a directory, not a WAV file") }
+    }
+
     /// `read` returns the file's bytes in a range that lies within `0..<size`.
     init(size: Int, read: (Range<Int>) throws(AudioError) -> [UInt8]) throws(AudioError) {
         guard size >= 12 else {
@@ -75,11 +84,7 @@ public final class WAVReader {
     private var position: Int
 
     public init(contentsOf url: URL) throws(AudioError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw .cannotOpen("no such file")
-        }
-        if isDirectory.boolValue { throw .cannotOpen("is a directory, not a WAV file") }
+        try WAVLayout.checkIsFile(url)
         let handle: FileHandle
         let size: Int
         do {
