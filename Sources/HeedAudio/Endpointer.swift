@@ -18,8 +18,11 @@ public struct Endpointer: Sendable {
         public var absoluteFloorDB: Float = -62
         /// How long energy must stay up before it is speech (rejects clicks).
         public var minSpeech = 0.060
-        /// How long silence must last to end the utterance.
-        public var trailingSilence = 0.300
+        /// How long silence must last to end the utterance. Most of the delay from the end of a
+        /// command to its intent; 0.25 s scored as 0.3 s did on every suite, clean and in noise
+        /// (BENCHMARKS.md, "Latency against trailing silence"), and 0.2 s let a real sentence's
+        /// last fragment through as a command.
+        public var trailingSilence = 0.250
         /// An utterance longer than this is ended regardless (a stuck endpoint never hangs the pipeline).
         public var maxUtterance = 10.0
         /// Audio kept before the detected onset, so the first phone is not clipped.

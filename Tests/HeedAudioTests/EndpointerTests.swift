@@ -21,13 +21,13 @@ import Testing
         guard found.count == 2 else { return }
         // Speech starts at frame 100; the utterance includes 250 ms of pre-roll.
         #expect(found[0].1 == .speechStart(atSample: 75 * 160))
-        // It ends after 300 ms of silence, keeping 150 ms after the last loud frame (149).
-        #expect(found[1].0 == 149 + 30)
+        // It ends after 250 ms of silence, keeping 150 ms after the last loud frame (149).
+        #expect(found[1].0 == 149 + 25)
         #expect(found[1].1 == .speechEnd(atSample: (150 + 15) * 160))
     }
 
     /// Where the utterance will end is known 150 ms into the silence, before the endpoint is
-    /// confirmed at 300 ms, and it is where the endpoint then puts it.
+    /// confirmed at 250 ms, and it is where the endpoint then puts it.
     @Test func tentativeEndIsKnownBeforeTheEndpoint() {
         let energies = [Float](repeating: -60, count: 100) + [Float](repeating: -25, count: 50) + [Float](repeating: -60, count: 100)
         var endpointer = Endpointer()
@@ -38,9 +38,9 @@ import Testing
             if let sample = endpointer.tentativeEnd { tentative.append((frame, sample)) }
         }
         #expect(tentative.first?.frame == 149 + 15)
-        #expect(tentative.last?.frame == 149 + 29)
+        #expect(tentative.last?.frame == 149 + 24)
         #expect(Set(tentative.map(\.end)) == [(150 + 15) * 160])
-        #expect(end?.frame == 149 + 30 && end?.at == (150 + 15) * 160)
+        #expect(end?.frame == 149 + 25 && end?.at == (150 + 15) * 160)
         // Speech that resumes withdraws it.
         var resumed = Endpointer()
         for db in [Float](repeating: -60, count: 100) + [Float](repeating: -25, count: 50) + [Float](repeating: -60, count: 20) { _ = resumed.process(energyDB: db) }
