@@ -270,8 +270,30 @@ public final class CommandRecognizer {
 
     /// Decodes a WAV file in any common format.
     public func recognize(file url: URL) throws(HeedError) -> [Utterance] {
+        var utterances: [Utterance] = []
+        try recognizeEvents(file: url) { if case .utterance(let utterance) = $0 { utterances.append(utterance) } }
+        return utterances
+    }
+
+    /// Decodes a WAV file a second at a time, handing out each event as soon as it is known, so
+    /// a recording of hours takes no more memory than one of seconds. Returns the number of
+    /// samples decoded (at `sampleRate`).
+    @discardableResult
+    public func recognizeEvents(file url: URL, _ onEvent: (UtteranceStream.Event) -> Void) throws(HeedError) -> Int {
         try checkAuthorization()
-        return try recognize(samples: loadAudio(file: url))
+        let wav: WAVReader
+        do { wav = try WAVReader(contentsOf: url) } catch { throw HeedError(error) }
+        var resampler = Resampler(from: wav.format.sampleRate, to: sampleRate)
+        var stream = makeStream()
+        while true {
+            let piece: [Float]?
+            do { piece = try wav.read(frames: wav.format.sampleRate) } catch { throw HeedError(error) }
+            guard let piece else { break }
+            try stream.feedEvents(PCM.int16(from: resampler.process(piece))).forEach(onEvent)
+        }
+        try stream.feedEvents(PCM.int16(from: resampler.finish())).forEach(onEvent)
+        try stream.finishEvents().forEach(onEvent)
+        return stream.position
     }
 
     private func checkAuthorization() throws(HeedError) {

@@ -72,9 +72,7 @@ struct Recognize: ParsableCommand {
                 if input == "-" {
                     audioSamples += try decodeStandardInput(recognizer, writer: writer)
                 } else {
-                    let samples = try recognizer.loadAudio(file: URL(fileURLWithPath: input))
-                    audioSamples += samples.count
-                    for event in try recognizer.recognizeEvents(samples: samples) { writer.write(event, source: input) }
+                    audioSamples += try recognizer.recognizeEvents(file: URL(fileURLWithPath: input)) { writer.write($0, source: input) }
                 }
             } catch where error.kind == .permission {
                 // Permission withdrawn mid-batch: stop hearing anything at all.
