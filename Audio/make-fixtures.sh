@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the synthetic recordings in Audio/demo, Audio/builtins and Audio/coffee with
-# espeak-ng and sox (noise with a fixed seed, so a rerun gives the same files).
+# Regenerates the synthetic recordings in Audio/demo, builtins, coffee, dialogue, shortcuts and home with
+# espeak-ng and sox (noise with a fixed seed, so a rerun on the same espeak-ng gives the same files;
+# `make-fixtures.sh dialogue` or `home` remakes only those suites).
 # The WAVs are committed; rerun this only to change them. Needs: espeak-ng sox.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -69,7 +70,68 @@ make_dialogue() {
     exchange en-us shortcuts/later-coffee-twice.wav _ "order my coffee" _ "order my coffee"
 }
 
+# Smart-home context suite (Models/contexts/home.yml): many expressions and multi-word slot
+# values, each request in three voices at two speeds, and near misses that share its words.
+# Run with `home` as the first argument to remake only these.
+make_home() {
+    rm -rf home && mkdir -p home
+    local requests=(
+        "turn the kitchen lights blue|changeColor|room: kitchen, color: blue"
+        "set the lights in the living room to warm white|changeColor|room: living room, color: warm white"
+        "change the bedroom light to purple|changeColor|room: bedroom, color: purple"
+        "switch off all the lights in the bedroom|lightsOff|room: bedroom"
+        "black out the dining room|lightsOff|room: dining room"
+        "turn on the lights in the hallway|lightsOn|room: hallway"
+        "dim the lights in the guest room to twenty percent|dimLights|room: guest room, level: twenty"
+        "set the thermostat to seventy two degrees|setTemperature|degrees: seventy two"
+        "make it sixty eight degrees in the office|setTemperature|degrees: sixty eight, room: office"
+        "what's the temperature in the bathroom|getTemperature|room: bathroom"
+        "close the blinds in the bedroom|closeBlinds|room: bedroom"
+        "open the curtains in the living room|openBlinds|room: living room"
+        "play some classical music in the kitchen|playMusic|genre: classical, room: kitchen"
+        "put on rock and roll|playMusic|genre: rock and roll"
+        "stop the music|stopMusic|"
+        "turn the volume down|volumeDown|"
+    )
+    local negatives=(
+        "turn the page" "the kitchen is a mess" "open the front door" "set the table for dinner"
+        "it is cold outside today" "close the fridge please" "I love jazz" "the living room is too small"
+        "dim sum for lunch" "what color is the sky" "play with the dog" "turn left at the light"
+        "the music was great last night" "blue is my favorite color"
+    )
+    local voices=(en-us en+m3 en-us+f2)
+    {
+        echo "# Expected outcome of each recording, for the smart-home context. Made by make-fixtures.sh."
+        echo "contexts: [../../Models/contexts/home.yml]"
+        echo "builtins: false"
+        echo "files:"
+    } > home/suite.yml
+    local n=0 entry text intent slots voice speed file
+    for entry in "${requests[@]}"; do
+        IFS='|' read -r text intent slots <<< "$entry"
+        n=$((n + 1))
+        for voice in "${voices[@]}"; do
+            for speed in 140 175; do
+                file="$intent-$(printf %02d $n)-${voice//+/_}-$speed.wav"
+                say "$voice" "$speed" "$text" "home/$file" -r 16000 -c 1 -b 16
+                echo "  $file: {intent: $intent, slots: {$slots}}  # $text" >> home/suite.yml
+            done
+        done
+    done
+    n=0
+    for text in "${negatives[@]}"; do
+        n=$((n + 1))
+        for voice in en-us en-us+f2; do
+            file="none-$(printf %02d $n)-${voice//+/_}.wav"
+            say "$voice" 150 "$text" "home/$file" -r 16000 -c 1 -b 16
+            echo "  $file: {understood: false}  # $text" >> home/suite.yml
+        done
+    done
+    echo "made $(ls home/*.wav | wc -l) smart-home recordings"
+}
+
 if [ "$only" = dialogue ]; then make_dialogue; exit 0; fi
+if [ "$only" = home ]; then make_home; exit 0; fi
 
 # Demo: one file per built-in command, in the formats real recorders produce, plus a file with
 # three commands and one with speech that is not a command.
@@ -171,3 +233,4 @@ done
 echo "made $(ls coffee/*.wav | wc -l) coffee recordings"
 
 make_dialogue
+make_home

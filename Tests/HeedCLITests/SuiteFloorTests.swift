@@ -35,6 +35,13 @@ import Testing
         #expect(clean.acceptance >= 0.85 && clean.falseAcceptance <= 0.34, "\(clean)")
     }
 
+    /// Many expressions, multi-word slot values, near misses that share the context's words
+    /// (BENCHMARKS.md: 96/96, 2/28 false).
+    @Test func homeContext() throws {
+        let clean = try #require(try run(["Audio/home"])["clean"])
+        #expect(clean.acceptance >= 0.95 && clean.falseAcceptance <= 0.11, "\(clean)")
+    }
+
     /// Whole exchanges (questions, confirmations, timeouts): every one must come out right.
     @Test func dialogueExchangesAllPass() throws {
         let result = try CLI.run(["test", "Audio/dialogue"])
