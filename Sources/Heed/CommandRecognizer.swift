@@ -45,6 +45,15 @@ public struct RecognizerOptions: Sendable {
     /// On an utterance that was not understood, decode again the part within this many dB of
     /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
     public var foregroundMarginDB: Double? = 15
+    /// Utterance verification: a decoded command is decoded again against a free phone loop, the
+    /// best any sequence of sounds can fit those frames, and rejected when the command's own
+    /// acoustic fit falls short of it by more than this many log units per frame (nil: never).
+    /// Speech that is not a command but was forced onto the nearest command path fits it worse
+    /// than a real command does. Chosen on Audio/coffee and Audio/home, see BENCHMARKS.md.
+    public var verificationMarginPerFrame: Double? = 12
+    /// Decoded phrases shorter than this are not verified: a word or two is too short for the
+    /// comparison to mean anything (on Audio/builtins, right and wrong single words overlap).
+    public var verificationMinWords = 3
     /// How often a stream reports what the speech so far sounds like (nil: never). Each partial
     /// decodes the utterance so far again, so it costs CPU while the person speaks.
     public var partialInterval: Double?
@@ -71,6 +80,8 @@ public final class CommandRecognizer {
     static let commandSearch = "commands"
     /// The same commands with cheaper garbage, for utterances heard through noise.
     static let noisyCommandSearch = "commands-in-noise"
+    /// A free loop of phones, the yardstick of utterance verification.
+    static let phoneLoopSearch = "phone-loop"
     private var hasNoisySearch = false
     private var selectedSearch = commandSearch
     /// What the next utterance is decoded against (a dialogue's question narrows it), and the
@@ -122,6 +133,11 @@ public final class CommandRecognizer {
         do {
             try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty),
                             named: Self.commandSearch)
+            if options.verificationMarginPerFrame != nil {
+                var loop = Grammar()
+                loop.addGarbageLoop(units: garbage.phones, penalty: 1)
+                try decoder.add(loop, named: Self.phoneLoopSearch)
+            }
             if let penalty = options.noisyGarbageWordPenalty {
                 try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: penalty,
                                                  phonePenalty: options.garbagePhonePenalty * penalty / options.garbageWordPenalty),
@@ -341,15 +357,15 @@ public final class CommandRecognizer {
     /// utterance's own mean: the result does not depend on what was decoded before it.
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false) throws(HeedError) -> Utterance? {
         try selectSearch(noisy: noisy)
-        let first = interpret(try decode(samples), startSample: startSample, sampleCount: samples.count)
+        let first = try verified(interpret(try decode(samples), startSample: startSample, sampleCount: samples.count), samples, noisy: noisy)
         // Background speech (a café's babble, a radio) keeps the endpointer open around the
         // command, and the garbage path that has to explain it then swallows the command too.
         // When the whole was not understood, decode again only the part within
         // `foregroundMarginDB` of the utterance's loudest frame: the person speaking to the device.
         guard case .commands = vocabulary, first?.understood != true, let margin = options.foregroundMarginDB,
               let foreground = Self.foreground(of: samples, marginDB: margin, sampleRate: sampleRate) else { return first }
-        let second = interpret(try decode(samples[foreground]), startSample: foreground.lowerBound - samples.startIndex + startSample,
-                               sampleCount: foreground.count)
+        let second = try verified(interpret(try decode(samples[foreground]), startSample: foreground.lowerBound - samples.startIndex + startSample,
+                                            sampleCount: foreground.count), samples[foreground], noisy: noisy)
         return second?.understood == true ? second : first
     }
 
@@ -390,6 +406,28 @@ public final class CommandRecognizer {
         return upper - lower < (samples.count * 9) / 10 ? lower..<upper : nil
     }
 
+    /// The utterance, or not understood when verification finds its acoustic fit too far below
+    /// a free phone loop's on the same samples (`verificationMarginPerFrame`).
+    private func verified(_ decoded: (utterance: Utterance, hypothesis: Hypothesis)?, _ samples: ArraySlice<Int16>,
+                          noisy: Bool) throws(HeedError) -> Utterance? {
+        guard let decoded else { return nil }
+        guard decoded.utterance.understood, answerSearch == nil, case .commands = vocabulary,
+              let margin = options.verificationMarginPerFrame,
+              decoded.hypothesis.spokenWords.count >= options.verificationMinWords else { return decoded.utterance }
+        let frames = max(1, decoded.hypothesis.frameCount)
+        do { try decoder.select(Self.phoneLoopSearch) } catch { throw HeedError(error) }
+        selectedSearch = Self.phoneLoopSearch
+        let loop = try decode(samples, alternatives: false)
+        try selectSearch(noisy: noisy)
+        let shortfall = Double(loop.acousticScore - decoded.hypothesis.acousticScore) / Double(frames)
+        guard shortfall > margin else { return decoded.utterance }
+        var rejected = decoded.utterance
+        rejected.understood = false
+        rejected.intent = nil
+        rejected.transcript = ""
+        return rejected
+    }
+
     /// What the speech so far sounds like, for live feedback: the utterance up to now decoded the
     /// same way (a separate pass, so the final result is unaffected), command words only.
     func partialTranscript(_ samples: ArraySlice<Int16>, noisy: Bool = false) throws(HeedError) -> String {
@@ -409,7 +447,7 @@ public final class CommandRecognizer {
         selectedSearch = wanted
     }
 
-    private func decode(_ samples: ArraySlice<Int16>) throws(HeedError) -> Hypothesis {
+    private func decode(_ samples: ArraySlice<Int16>, alternatives: Bool = true) throws(HeedError) -> Hypothesis {
         try checkAuthorization()
         samplesDecoded += samples.count
         do {
@@ -417,7 +455,7 @@ public final class CommandRecognizer {
             try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in
                 try decoder.process(buffer, wholeUtterance: true)
             }
-            return try decoder.endUtterance()
+            return try decoder.endUtterance(alternatives: alternatives)
         } catch {
             throw HeedError(error)
         }
@@ -425,7 +463,11 @@ public final class CommandRecognizer {
 
     /// Ends the utterance that began at `startSample` and interprets what was heard, or returns
     /// nil when nothing but silence and noise was decoded.
-    private func interpret(_ hypothesis: Hypothesis, startSample: Int, sampleCount: Int) -> Utterance? {
+    private func interpret(_ hypothesis: Hypothesis, startSample: Int, sampleCount: Int) -> (utterance: Utterance, hypothesis: Hypothesis)? {
+        interpretation(of: hypothesis, startSample: startSample, sampleCount: sampleCount).map { ($0, hypothesis) }
+    }
+
+    private func interpretation(of hypothesis: Hypothesis, startSample: Int, sampleCount: Int) -> Utterance? {
         let spoken = hypothesis.spokenWords
         guard let first = spoken.first, let last = spoken.last else {
             // The endpointer heard something, but no path through the grammar (not even the

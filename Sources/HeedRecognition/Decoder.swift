@@ -55,6 +55,8 @@ public struct WordSegment: Equatable, Sendable {
     public var word: String
     public var startFrame: Int
     public var endFrame: Int
+    /// How well the acoustic model fits the word's frames (decoder log units; higher is better).
+    public var acousticScore: Int32 = 0
     /// Silence and noise words (<sil>, [NOISE], <s>, ...) that are not part of the transcript.
     public var isFiller: Bool
 }
@@ -73,6 +75,9 @@ public struct Hypothesis: Equatable, Sendable {
     /// The N-best list from the lattice, best first (the best path itself included).
     public var alternatives: [Alternative]
     public var frameCount: Int
+
+    /// The acoustic fit of the whole path, fillers included, without the grammar's weights.
+    public var acousticScore: Int64 { words.reduce(0) { $0 + Int64($1.acousticScore) } }
 
     public var spokenWords: [WordSegment] { words.filter { !$0.isFiller } }
     public var text: String { spokenWords.map(\.word).joined(separator: " ") }
@@ -309,7 +314,9 @@ public final class Decoder {
         return String(cString: hyp)
     }
 
-    public func endUtterance() throws(RecognitionError) -> Hypothesis {
+    /// Ends the utterance. Without `alternatives` the N-best list is left empty: on a large
+    /// lattice (a free phone loop's) the N-best search takes minutes.
+    public func endUtterance(alternatives: Bool = true) throws(RecognitionError) -> Hypothesis {
         precondition(inUtterance, "endUtterance without startUtterance")
         inUtterance = false
         guard ps_end_utt(decoder) >= 0 else {
@@ -323,13 +330,14 @@ public final class Decoder {
         var words: [WordSegment] = []
         var segment = ps_seg_iter(decoder)
         while let current = segment {
-            var start: Int32 = 0, end: Int32 = 0
+            var start: Int32 = 0, end: Int32 = 0, acoustic: Int32 = 0, language: Int32 = 0, backoff: Int32 = 0
             ps_seg_frames(current, &start, &end)
+            _ = ps_seg_prob(current, &acoustic, &language, &backoff)
             let word = String(cString: ps_seg_word(current))
-            words.append(WordSegment(word: word, startFrame: Int(start), endFrame: Int(end), isFiller: Self.isFiller(word)))
+            words.append(WordSegment(word: word, startFrame: Int(start), endFrame: Int(end), acousticScore: acoustic, isFiller: Self.isFiller(word)))
             segment = ps_seg_next(current)  // frees the iterator at the end
         }
-        return Hypothesis(words: words, score: score, alternatives: nBest(limit: Self.alternativesKept), frameCount: frames)
+        return Hypothesis(words: words, score: score, alternatives: alternatives ? nBest(limit: Self.alternativesKept) : [], frameCount: frames)
     }
 
     /// How many N-best hypotheses an utterance keeps (enough to see the nearest competitors).

@@ -17,6 +17,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Suppress steady background noise by up to this many dB before decoding; 0 turns it off.", valueName: "DB"))
     var noiseSuppression: Int?
 
+    @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame; 0 turns verification off.", valueName: "LOG-UNITS"))
+    var verifyMargin: Double?
+
     @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
@@ -47,6 +50,7 @@ struct TuningOptions: ParsableArguments {
             options.foregroundMarginDB = nil
             options.noisyGarbageWordPenalty = nil
         }
+        if let verifyMargin { options.verificationMarginPerFrame = verifyMargin > 0 ? verifyMargin : nil }
         if let noiseSuppression { options.noiseSuppressionDB = noiseSuppression > 0 ? noiseSuppression : nil }
         if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
         for argument in decoderArguments {

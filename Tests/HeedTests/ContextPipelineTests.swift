@@ -34,6 +34,32 @@ import Yams
         #expect(falseAccepts <= 2, "\(falseAccepts)/\(negatives): \(failures)")
     }
 
+    /// Utterance verification: "I need a taxi" and "large pizza with cheese" are forced onto
+    /// coffee orders by the grammar; their acoustic fit falls far short of a free phone loop's,
+    /// so they are rejected, while real orders (their fit close to the loop's) still pass.
+    @Test func verificationRejectsSpeechForcedOntoAnOrder() throws {
+        let context = try Context(contentsOf: Self.coffee)
+        func recognizer(verifying: Bool) throws -> CommandRecognizer {
+            var options = RecognizerOptions()
+            if !verifying { options.verificationMarginPerFrame = nil }
+            return try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [context]), options: options,
+                                         authorization: TestAuthorization.speechRecognition())
+        }
+        let plain = try recognizer(verifying: false), verifying = try recognizer(verifying: true)
+        let directory = Fixtures.audio.appendingPathComponent("coffee")
+        for negative in ["none-03.wav", "none-05.wav"] {
+            let url = directory.appendingPathComponent(negative)
+            #expect(try plain.recognize(file: url).contains { $0.intent?.name == "orderDrink" }, "\(negative) is no longer forced onto an order")
+            #expect(try verifying.recognize(file: url).allSatisfy { !$0.understood }, "\(negative)")
+        }
+        for order in ["orderDrink-01-en-us.wav", "orderDrink-02-en_m3.wav", "orderDrink-03-en-us_f2.wav", "howLong-10-en-us.wav"] {
+            let url = directory.appendingPathComponent(order)
+            let expected = try plain.recognize(file: url).compactMap(\.intent)
+            let verified = try verifying.recognize(file: url).compactMap(\.intent)
+            #expect(!expected.isEmpty && verified == expected, "\(order)")
+        }
+    }
+
     @Test func slotsComeOutExactlyAsWritten() throws {
         let recognizer = try CommandRecognizer(vocabulary: .commands(.builtins, contexts: [Context(contentsOf: Self.coffee)]),
                                                authorization: TestAuthorization.speechRecognition())
