@@ -51,6 +51,10 @@ public struct RecognizerOptions: Sendable {
     /// Speech that is not a command but was forced onto the nearest command path fits it worse
     /// than a real command does. Chosen on Audio/coffee and Audio/home, see BENCHMARKS.md.
     public var verificationMarginPerFrame: Double? = 12
+    /// The margin for noisy utterances (see `noiseSuppressionRangeDB`): noise fits a free phone
+    /// loop better than it fits a command's silences, so real commands fall further short. At 12
+    /// the contexts lost 93 of 1512 commands in noise to save 45 false acceptances; at 20, 22 for 30.
+    public var noisyVerificationMarginPerFrame: Double? = 20
     /// Decoded phrases shorter than this are not verified: a word or two is too short for the
     /// comparison to mean anything (on Audio/builtins, right and wrong single words overlap).
     public var verificationMinWords = 3
@@ -133,7 +137,7 @@ public final class CommandRecognizer {
         do {
             try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty),
                             named: Self.commandSearch)
-            if options.verificationMarginPerFrame != nil {
+            if options.verificationMarginPerFrame != nil || options.noisyVerificationMarginPerFrame != nil {
                 var loop = Grammar()
                 loop.addGarbageLoop(units: garbage.phones, penalty: 1)
                 try decoder.add(loop, named: Self.phoneLoopSearch)
@@ -412,7 +416,7 @@ public final class CommandRecognizer {
                           noisy: Bool) throws(HeedError) -> Utterance? {
         guard let decoded else { return nil }
         guard decoded.utterance.understood, answerSearch == nil, case .commands = vocabulary,
-              let margin = options.verificationMarginPerFrame,
+              let margin = noisy ? options.noisyVerificationMarginPerFrame : options.verificationMarginPerFrame,
               decoded.hypothesis.spokenWords.count >= options.verificationMinWords else { return decoded.utterance }
         let frames = max(1, decoded.hypothesis.frameCount)
         do { try decoder.select(Self.phoneLoopSearch) } catch { throw HeedError(error) }

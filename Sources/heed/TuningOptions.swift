@@ -17,8 +17,11 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Suppress steady background noise by up to this many dB before decoding; 0 turns it off.", valueName: "DB"))
     var noiseSuppression: Int?
 
-    @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame; 0 turns verification off.", valueName: "LOG-UNITS"))
+    @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame (default 12); 0 turns verification off.", valueName: "LOG-UNITS"))
     var verifyMargin: Double?
+
+    @Option(help: ArgumentHelp("The same for utterances heard through noise (default 20); 0 turns it off there.", valueName: "LOG-UNITS"))
+    var noisyVerifyMargin: Double?
 
     @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
@@ -50,7 +53,11 @@ struct TuningOptions: ParsableArguments {
             options.foregroundMarginDB = nil
             options.noisyGarbageWordPenalty = nil
         }
-        if let verifyMargin { options.verificationMarginPerFrame = verifyMargin > 0 ? verifyMargin : nil }
+        if let verifyMargin {
+            options.verificationMarginPerFrame = verifyMargin > 0 ? verifyMargin : nil
+            options.noisyVerificationMarginPerFrame = options.verificationMarginPerFrame
+        }
+        if let noisyVerifyMargin { options.noisyVerificationMarginPerFrame = noisyVerifyMargin > 0 ? noisyVerifyMargin : nil }
         if let noiseSuppression { options.noiseSuppressionDB = noiseSuppression > 0 ? noiseSuppression : nil }
         if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
         for argument in decoderArguments {
