@@ -33,6 +33,11 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? AdminPolicy.parse(text, path: "fuzz.policy.yml")
         case .dict:
             _ = try? PronunciationFile.parse(text, source: "fuzz.dict")
+            // The same bytes as the decoder's dictionary: indexed, then looked up by their own words.
+            if let lexicon = try? Lexicon(bytes: Array(data), source: URL(fileURLWithPath: "fuzz.dict")) {
+                for word in text.split(whereSeparator: \.isWhitespace).prefix(8) { _ = lexicon.entries(for: String(word)) }
+                _ = lexicon.entries(for: "a")
+            }
         }
     }
 }

@@ -7,11 +7,11 @@ import Synchronization
 /// PocketSphinx's own loader turns every one of cmudict's 134 000 entries into C structures:
 /// about 22 MB and 0.1 s at every start, for command grammars that use a few hundred words.
 /// The file's bytes and this index take about 4 MB and a few milliseconds.
-final class Lexicon: Sendable {
-    struct Entry: Equatable {
+package final class Lexicon: Sendable {
+    package struct Entry: Equatable {
         /// As the file spells it: "read", or "read(2)" for an alternate pronunciation.
-        var name: String
-        var phones: String
+        package var name: String
+        package var phones: String
     }
 
     let source: URL
@@ -19,15 +19,20 @@ final class Lexicon: Sendable {
     /// Open addressing over the hash of each line's base word: a line's start plus one (0: empty).
     private let slots: [Int32]
 
-    init(contentsOf url: URL) throws(RecognitionError) {
+    convenience init(contentsOf url: URL) throws(RecognitionError) {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw RecognitionError(kind: .dictionary, function: "Lexicon", message: "cannot read the pronunciation dictionary \(url.path)")
         }
-        guard data.count < Int(Int32.max) else {
-            throw RecognitionError(kind: .dictionary, function: "Lexicon", message: "\(url.path) is too large for a pronunciation dictionary")
+        try self.init(bytes: [UInt8](data), source: url)
+    }
+
+    /// A dictionary's text as bytes (`source` only names it in errors).
+    package init(bytes: [UInt8], source: URL) throws(RecognitionError) {
+        guard bytes.count < Int(Int32.max) else {
+            throw RecognitionError(kind: .dictionary, function: "Lexicon", message: "\(source.path) is too large for a pronunciation dictionary")
         }
-        source = url
-        bytes = [UInt8](data)
+        self.source = source
+        self.bytes = bytes
         var lineStarts: [Int32] = []
         Self.forEachLine(bytes) { start, _ in lineStarts.append(Int32(start)) }
         var capacity = 1024
@@ -46,7 +51,7 @@ final class Lexicon: Sendable {
 
     /// The entries for `word`: its own line first, then its alternates in file order. Empty when
     /// the dictionary does not have the word.
-    func entries(for word: String) -> [Entry] {
+    package func entries(for word: String) -> [Entry] {
         let key = Array(word.utf8)
         guard !key.isEmpty else { return [] }
         var found: [(start: Int, entry: Entry)] = []
