@@ -301,17 +301,15 @@ public final class CommandRecognizer {
     @discardableResult
     public func recognizeEvents(file url: URL, _ onEvent: (UtteranceStream.Event) -> Void) throws(HeedError) -> Int {
         try checkAuthorization()
-        let wav: WAVReader
-        do { wav = try WAVReader(contentsOf: url) } catch { throw HeedError(error) }
-        var resampler = Resampler(from: wav.format.sampleRate, to: sampleRate)
+        var wav: ConvertedWAVStream
+        do { wav = try ConvertedWAVStream(contentsOf: url, rate: sampleRate) } catch { throw HeedError(error) }
         var stream = makeStream()
         while true {
-            let piece: [Float]?
-            do { piece = try wav.read(frames: wav.format.sampleRate) } catch { throw HeedError(error) }
+            let piece: [Int16]?
+            do { piece = try wav.next() } catch { throw HeedError(error) }
             guard let piece else { break }
-            try stream.feedEvents(PCM.int16(from: resampler.process(piece))).forEach(onEvent)
+            try stream.feedEvents(piece).forEach(onEvent)
         }
-        try stream.feedEvents(PCM.int16(from: resampler.finish())).forEach(onEvent)
         try stream.finishEvents().forEach(onEvent)
         return stream.position
     }
@@ -361,15 +359,17 @@ public final class CommandRecognizer {
     /// utterance's own mean: the result does not depend on what was decoded before it.
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false) throws(HeedError) -> Utterance? {
         try selectSearch(noisy: noisy)
-        let first = try verified(interpret(try decode(samples), startSample: startSample, sampleCount: samples.count), samples, noisy: noisy)
+        let hypothesis = try decode(samples)
+        let first = try verified(interpret(hypothesis, startSample: startSample, sampleCount: samples.count), hypothesis, samples, noisy: noisy)
         // Background speech (a café's babble, a radio) keeps the endpointer open around the
         // command, and the garbage path that has to explain it then swallows the command too.
         // When the whole was not understood, decode again only the part within
         // `foregroundMarginDB` of the utterance's loudest frame: the person speaking to the device.
         guard case .commands = vocabulary, first?.understood != true, let margin = options.foregroundMarginDB,
               let foreground = Self.foreground(of: samples, marginDB: margin, sampleRate: sampleRate) else { return first }
-        let second = try verified(interpret(try decode(samples[foreground]), startSample: foreground.lowerBound - samples.startIndex + startSample,
-                                            sampleCount: foreground.count), samples[foreground], noisy: noisy)
+        let foregroundHypothesis = try decode(samples[foreground])
+        let second = try verified(interpret(foregroundHypothesis, startSample: foreground.lowerBound - samples.startIndex + startSample,
+                                            sampleCount: foreground.count), foregroundHypothesis, samples[foreground], noisy: noisy)
         return second?.understood == true ? second : first
     }
 
@@ -412,20 +412,17 @@ public final class CommandRecognizer {
 
     /// The utterance, or not understood when verification finds its acoustic fit too far below
     /// a free phone loop's on the same samples (`verificationMarginPerFrame`).
-    private func verified(_ decoded: (utterance: Utterance, hypothesis: Hypothesis)?, _ samples: ArraySlice<Int16>,
+    private func verified(_ utterance: Utterance?, _ hypothesis: Hypothesis, _ samples: ArraySlice<Int16>,
                           noisy: Bool) throws(HeedError) -> Utterance? {
-        guard let decoded else { return nil }
-        guard decoded.utterance.understood, answerSearch == nil, case .commands = vocabulary,
+        guard let utterance, utterance.understood, answerSearch == nil, case .commands = vocabulary,
               let margin = noisy ? options.noisyVerificationMarginPerFrame : options.verificationMarginPerFrame,
-              decoded.hypothesis.spokenWords.count >= options.verificationMinWords else { return decoded.utterance }
-        let frames = max(1, decoded.hypothesis.frameCount)
-        do { try decoder.select(Self.phoneLoopSearch) } catch { throw HeedError(error) }
-        selectedSearch = Self.phoneLoopSearch
+              hypothesis.spokenWords.count >= options.verificationMinWords else { return utterance }
+        try use(search: Self.phoneLoopSearch)
         let loop = try decode(samples, alternatives: false)
         try selectSearch(noisy: noisy)
-        let shortfall = Double(loop.acousticScore - decoded.hypothesis.acousticScore) / Double(frames)
-        guard shortfall > margin else { return decoded.utterance }
-        var rejected = decoded.utterance
+        let shortfall = Double(loop.acousticScore - hypothesis.acousticScore) / Double(max(1, hypothesis.frameCount))
+        guard shortfall > margin else { return utterance }
+        var rejected = utterance
         rejected.understood = false
         rejected.intent = nil
         rejected.transcript = ""
@@ -445,10 +442,13 @@ public final class CommandRecognizer {
     /// pay per word): non-commands then come out as short commands. Noisy utterances are
     /// decoded against a grammar whose garbage is cheaper (`noisyGarbageWordPenalty`).
     private func selectSearch(noisy: Bool) throws(HeedError) {
-        let wanted = answerSearch ?? (noisy && hasNoisySearch ? Self.noisyCommandSearch : Self.commandSearch)
-        guard wanted != selectedSearch else { return }
-        do { try decoder.select(wanted) } catch { throw HeedError(error) }
-        selectedSearch = wanted
+        try use(search: answerSearch ?? (noisy && hasNoisySearch ? Self.noisyCommandSearch : Self.commandSearch))
+    }
+
+    private func use(search name: String) throws(HeedError) {
+        guard name != selectedSearch else { return }
+        do { try decoder.select(name) } catch { throw HeedError(error) }
+        selectedSearch = name
     }
 
     private func decode(_ samples: ArraySlice<Int16>, alternatives: Bool = true) throws(HeedError) -> Hypothesis {
@@ -467,11 +467,7 @@ public final class CommandRecognizer {
 
     /// Ends the utterance that began at `startSample` and interprets what was heard, or returns
     /// nil when nothing but silence and noise was decoded.
-    private func interpret(_ hypothesis: Hypothesis, startSample: Int, sampleCount: Int) -> (utterance: Utterance, hypothesis: Hypothesis)? {
-        interpretation(of: hypothesis, startSample: startSample, sampleCount: sampleCount).map { ($0, hypothesis) }
-    }
-
-    private func interpretation(of hypothesis: Hypothesis, startSample: Int, sampleCount: Int) -> Utterance? {
+    private func interpret(_ hypothesis: Hypothesis, startSample: Int, sampleCount: Int) -> Utterance? {
         let spoken = hypothesis.spokenWords
         guard let first = spoken.first, let last = spoken.last else {
             // The endpointer heard something, but no path through the grammar (not even the
@@ -534,9 +530,5 @@ public final class CommandRecognizer {
         }
     }
 
-    /// "resume(2)" is the second pronunciation of "resume".
-    static func baseWord(_ word: String) -> String {
-        guard let paren = word.firstIndex(of: "("), word.hasSuffix(")") else { return word }
-        return String(word[..<paren])
-    }
+    static func baseWord(_ word: String) -> String { Decoder.baseWord(word) }
 }

@@ -196,7 +196,7 @@ final class Producer: Sendable {
         // The same holds for the file: read only on the capture thread, a piece at a time, so an
         // hour of input costs no more memory than a minute.
         case device(CaptureDevice, Authorization, reconnect: Duration?, preferredRate: Int)
-        case file(WAVReader, Resampler)
+        case file(ConvertedWAVStream)
     }
 
     var deviceOverruns: Int { overruns.load(ordering: .relaxed) }
@@ -227,13 +227,13 @@ final class Producer: Sendable {
             formatDescription = device!.format.description
             input = .device(device!, microphone, reconnect: reconnect, preferredRate: targetRate)
         case .pacedFile(let url):
-            let wav: WAVReader
-            do { wav = try WAVReader(contentsOf: url) } catch { throw HeedError(error) }
+            let wav: ConvertedWAVStream
+            do { wav = try ConvertedWAVStream(contentsOf: url, rate: targetRate) } catch { throw HeedError(error) }
             label = url.path
             rate = targetRate
             channels = 1
             formatDescription = "\(url.lastPathComponent): \(wav.format.sampleRate) Hz \(wav.format.channels) ch, paced in real time"
-            input = .file(wav, Resampler(from: wav.format.sampleRate, to: targetRate))
+            input = .file(wav)
         }
         let frameRate = Double(rate)
         maxFrames = maxSeconds.map { Int($0 * frameRate) }
@@ -287,7 +287,7 @@ final class Producer: Sendable {
                 frames += got
                 overruns.store(lostOverruns + open.overruns, ordering: .relaxed)
             }
-        case .file(let wav, var resampler):
+        case .file(var wav):
             // Real-time pace: each 20 ms period is released when its time has come.
             let start = ContinuousClock.now
             var pending: [Int16] = []
@@ -295,19 +295,11 @@ final class Producer: Sendable {
             var ended = false
             while !done() {
                 if pending.count - used < period && !ended {
-                    // About a second of the file at a time, converted to the model's rate.
-                    let piece: [Float]
-                    do {
-                        if let read = try wav.read(frames: wav.format.sampleRate) { piece = resampler.process(read) } else {
-                            piece = resampler.finish()
-                            ended = true
-                        }
-                    } catch {
-                        throw HeedError(error)
-                    }
+                    let piece: [Int16]?
+                    do { piece = try wav.next() } catch { throw HeedError(error) }
                     pending.removeFirst(used)
                     used = 0
-                    pending += PCM.int16(from: piece)
+                    if let piece { pending += piece } else { ended = true }
                     continue
                 }
                 guard used < pending.count else { break }

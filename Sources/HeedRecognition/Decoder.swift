@@ -170,9 +170,9 @@ public final class Decoder {
     }
 
     /// "read(2)" is an alternate pronunciation of "read".
-    static func baseWord(_ word: String) -> String {
-        guard word.hasSuffix(")"), let open = word.lastIndex(of: "("), open > word.startIndex else { return word }
-        return String(word[..<open])
+    public static func baseWord(_ word: String) -> String {
+        guard let paren = word.firstIndex(of: "("), word.hasSuffix(")") else { return word }
+        return String(word[..<paren])
     }
 
     /// Adds a word with a phone string ("S T AA P"); a word the dictionary already has with other
@@ -183,7 +183,7 @@ public final class Decoder {
         let phones = phones.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard let existing = pronunciation(of: word) else { return ps_add_word(decoder, word, phones, 0) >= 0 }
         if existing == phones { return true }
-        let base = word.firstIndex(of: "(").map { String(word[..<$0]) } ?? word
+        let base = Self.baseWord(word)
         for alternate in 2...32 {
             let name = "\(base)(\(alternate))"
             guard let known = pronunciation(of: name) else { return ps_add_word(decoder, name, phones, 0) >= 0 }

@@ -34,7 +34,7 @@ package final class Lexicon: Sendable {
         self.source = source
         self.bytes = bytes
         var lineStarts: [Int32] = []
-        Self.forEachLine(bytes) { start, _ in lineStarts.append(Int32(start)) }
+        Self.forEachLine(bytes) { lineStarts.append(Int32($0)) }
         var capacity = 1024
         while capacity < lineStarts.count * 2 { capacity *= 2 }
         var slots = [Int32](repeating: 0, count: capacity)
@@ -88,16 +88,15 @@ package final class Lexicon: Sendable {
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D }
 
-    /// Calls `body` with the start and end of every line that holds an entry (not blank, not a
-    /// ";;" comment).
-    private static func forEachLine(_ bytes: [UInt8], _ body: (Int, Int) -> Void) {
+    /// Calls `body` with the start of every line that holds an entry (not blank, not a ";;" comment).
+    private static func forEachLine(_ bytes: [UInt8], _ body: (Int) -> Void) {
         bytes.withUnsafeBufferPointer { text in
             var start = 0
             while start < text.count {
                 var end = start
                 while end < text.count && text[end] != 0x0A { end += 1 }
                 let isComment = end - start >= 2 && text[start] == 0x3B && text[start + 1] == 0x3B
-                if end > start, !isSpace(text[start]), !isComment { body(start, end) }
+                if end > start, !isSpace(text[start]), !isComment { body(start) }
                 start = end + 1
             }
         }

@@ -125,3 +125,27 @@ public final class WAVReader {
         }
     }
 }
+
+/// A WAV file read a second at a time and converted to another rate as 16-bit samples: what the
+/// decoder consumes, for `heed recognize` and for paced `listen --input` alike.
+public struct ConvertedWAVStream {
+    private let reader: WAVReader
+    private var resampler: Resampler
+    private var ended = false
+
+    public var format: WAVFormat { reader.format }
+
+    public init(contentsOf url: URL, rate: Int) throws(AudioError) {
+        reader = try WAVReader(contentsOf: url)
+        resampler = Resampler(from: reader.format.sampleRate, to: rate)
+    }
+
+    /// The next piece (about a second of the file) at the target rate, then the resampler's
+    /// tail, then nil.
+    public mutating func next() throws(AudioError) -> [Int16]? {
+        guard !ended else { return nil }
+        if let piece = try reader.read(frames: reader.format.sampleRate) { return PCM.int16(from: resampler.process(piece)) }
+        ended = true
+        return PCM.int16(from: resampler.finish())
+    }
+}
