@@ -45,6 +45,10 @@ public struct RecognizerOptions: Sendable {
     /// On an utterance that was not understood, decode again the part within this many dB of
     /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
     public var foregroundMarginDB: Double? = 15
+    /// In a noisy utterance that was not understood, the decoded words within this many dB of the
+    /// loudest one are taken as the command when they form one and every other word is quieter
+    /// (nil: never). See `commandSpokenOverBackground`; chosen on Audio/* with babble.
+    public var foregroundWordMarginDB: Double? = 6
     /// Utterance verification: a decoded command is decoded again against a free phone loop, the
     /// best any sequence of sounds can fit those frames, and rejected when the command's own
     /// acoustic fit falls short of it by more than this many log units per frame (nil: never).
@@ -361,6 +365,9 @@ public final class CommandRecognizer {
         try selectSearch(noisy: noisy)
         let hypothesis = try decode(samples)
         let first = try verified(interpret(hypothesis, startSample: startSample, sampleCount: samples.count), hypothesis, samples, noisy: noisy)
+        if noisy, first?.understood != true, let spoken = try commandSpokenOverBackground(hypothesis, samples, startSample: startSample) {
+            return spoken
+        }
         // Background speech (a café's babble, a radio) keeps the endpointer open around the
         // command, and the garbage path that has to explain it then swallows the command too.
         // When the whole was not understood, decode again only the part within
@@ -410,17 +417,64 @@ public final class CommandRecognizer {
         return upper - lower < (samples.count * 9) / 10 ? lower..<upper : nil
     }
 
+    /// A command said over background speech (a café, a radio). The garbage path that explains
+    /// the background makes the whole utterance "not a command", but the person speaking to the
+    /// device is louder than the voices behind them: when the decoded words within
+    /// `foregroundWordMarginDB` of the loudest word are next to each other and form a command,
+    /// and every other word is quieter than that, the command is what was said. nil otherwise.
+    private func commandSpokenOverBackground(_ hypothesis: Hypothesis, _ samples: ArraySlice<Int16>,
+                                             startSample: Int) throws(HeedError) -> Utterance? {
+        guard answerSearch == nil, case .commands = vocabulary, let margin = options.foregroundWordMarginDB else { return nil }
+        let spoken = hypothesis.spokenWords
+        let frameLevels = Self.frameLevels(samples, frame: sampleRate / decoder.frameRate)
+        // A word's level: the 90th percentile of its frames, so one click does not make it loud.
+        let levels = spoken.map { word -> Double in
+            let frames = frameLevels[min(frameLevels.count, word.startFrame)..<min(frameLevels.count, word.endFrame + 1)].sorted()
+            return frames.isEmpty ? -.infinity : frames[frames.count * 9 / 10]
+        }
+        guard let loudest = levels.max() else { return nil }
+        let loud = levels.indices.filter { levels[$0] >= loudest - margin }
+        guard let first = loud.first, let last = loud.last, loud.count == last - first + 1, loud.count < spoken.count else { return nil }
+        let words = spoken[first...last].map { Self.baseWord($0.word) }
+        guard let intent = vocabulary.match(words) else { return nil }
+        // Confidence: the share of the N-best mass that hears the same words in the foreground.
+        let confidence = Self.confidence(of: words, among: hypothesis.alternatives) { alternative in
+            alternative.map(Self.baseWord).containsRun(words) ? "foreground" : "other"
+        }
+        guard confidence >= options.minConfidence else { return nil }
+        // The garbage that is cheap enough to explain the background also takes a share of the
+        // command's own sounds, so the loud words are sometimes the wrong command. They count only
+        // when decoding their stretch alone, against the grammar for clean speech, hears them too.
+        let pad = sampleRate * 15 / 100, samplesPerDecoderFrame = sampleRate / decoder.frameRate
+        let lower = max(samples.startIndex, samples.startIndex + spoken[first].startFrame * samplesPerDecoderFrame - pad)
+        let upper = min(samples.endIndex, samples.startIndex + (spoken[last].endFrame + 1) * samplesPerDecoderFrame + pad)
+        try use(search: Self.commandSearch)
+        let alone = try decode(samples[lower..<upper])
+        try selectSearch(noisy: true)
+        guard alone.spokenWords.map({ Self.baseWord($0.word) }).containsRun(words) else { return nil }
+        let samplesPerFrame = Double(sampleRate) / Double(decoder.frameRate)
+        let frames = spoken[first].startFrame...spoken[last].endFrame
+        let utterance = Utterance(start: (Double(startSample) + Double(frames.lowerBound) * samplesPerFrame) / Double(sampleRate),
+                                  end: (Double(startSample) + Double(frames.upperBound + 1) * samplesPerFrame) / Double(sampleRate),
+                                  transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
+        let checked = try verified(utterance, hypothesis, frames: frames, samples, noisy: true)
+        return checked?.understood == true ? checked : nil
+    }
+
     /// The utterance, or not understood when verification finds its acoustic fit too far below
-    /// a free phone loop's on the same samples (`verificationMarginPerFrame`).
-    private func verified(_ utterance: Utterance?, _ hypothesis: Hypothesis, _ samples: ArraySlice<Int16>,
-                          noisy: Bool) throws(HeedError) -> Utterance? {
+    /// a free phone loop's on the same samples (`verificationMarginPerFrame`). `frames` limits the
+    /// comparison to the frames the command was heard in (default: all).
+    private func verified(_ utterance: Utterance?, _ hypothesis: Hypothesis, frames: ClosedRange<Int>? = nil,
+                          _ samples: ArraySlice<Int16>, noisy: Bool) throws(HeedError) -> Utterance? {
+        let frames = frames ?? 0...max(0, hypothesis.frameCount - 1)
         guard let utterance, utterance.understood, answerSearch == nil, case .commands = vocabulary,
               let margin = noisy ? options.noisyVerificationMarginPerFrame : options.verificationMarginPerFrame,
-              hypothesis.spokenWords.count >= options.verificationMinWords else { return utterance }
+              hypothesis.spokenWords.filter({ frames.contains($0.startFrame) }).count >= options.verificationMinWords
+        else { return utterance }
         try use(search: Self.phoneLoopSearch)
         let loop = try decode(samples, alternatives: false)
         try selectSearch(noisy: noisy)
-        let shortfall = Double(loop.acousticScore - hypothesis.acousticScore) / Double(max(1, hypothesis.frameCount))
+        let shortfall = (loop.acousticScore(frames: frames) - hypothesis.acousticScore(frames: frames)) / Double(frames.count)
         guard shortfall > margin else { return utterance }
         var rejected = utterance
         rejected.understood = false
@@ -531,4 +585,12 @@ public final class CommandRecognizer {
     }
 
     static func baseWord(_ word: String) -> String { Decoder.baseWord(word) }
+}
+
+extension Array where Element: Equatable {
+    /// Whether `run` occurs in this array as consecutive elements.
+    func containsRun(_ run: [Element]) -> Bool {
+        guard !run.isEmpty, run.count <= count else { return run.isEmpty }
+        return (0...(count - run.count)).contains { Array(self[$0..<$0 + run.count]) == run }
+    }
 }

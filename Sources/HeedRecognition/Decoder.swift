@@ -79,6 +79,16 @@ public struct Hypothesis: Equatable, Sendable {
     /// The acoustic fit of the whole path, fillers included, without the grammar's weights.
     public var acousticScore: Int64 { words.reduce(0) { $0 + Int64($1.acousticScore) } }
 
+    /// The acoustic fit of the frames in `frames`: each segment's score in proportion to how
+    /// many of its frames fall inside, so two paths through the same audio compare frame for frame.
+    public func acousticScore(frames: ClosedRange<Int>) -> Double {
+        words.reduce(0) { total, segment in
+            let overlap = min(segment.endFrame, frames.upperBound) - max(segment.startFrame, frames.lowerBound) + 1
+            guard overlap > 0 else { return total }
+            return total + Double(segment.acousticScore) * Double(overlap) / Double(segment.endFrame - segment.startFrame + 1)
+        }
+    }
+
     public var spokenWords: [WordSegment] { words.filter { !$0.isFiller } }
     public var text: String { spokenWords.map(\.word).joined(separator: " ") }
 }

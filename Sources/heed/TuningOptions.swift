@@ -23,6 +23,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for utterances heard through noise (default 20); 0 turns it off there.", valueName: "LOG-UNITS"))
     var noisyVerifyMargin: Double?
 
+    @Option(help: ArgumentHelp("In a noisy utterance, take the decoded words within this many dB of the loudest as the command when they form one and all other words are quieter (background talk; default 6); 0 turns it off.", valueName: "DB"))
+    var foregroundWordMargin: Double?
+
     @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
@@ -39,6 +42,7 @@ struct TuningOptions: ParsableArguments {
         if let minConfidence, !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
         if let garbagePenalty, !(garbagePenalty > 0 && garbagePenalty <= 1) { throw ValidationError("--garbage-penalty must be in (0, 1]") }
         if let noiseSuppression, !(0...60).contains(noiseSuppression) { throw ValidationError("--noise-suppression must be between 0 (off) and 60 dB") }
+        if let foregroundWordMargin, !(0...40).contains(foregroundWordMargin) { throw ValidationError("--foreground-word-margin must be between 0 (off) and 40 dB") }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
 
@@ -51,8 +55,10 @@ struct TuningOptions: ParsableArguments {
             options.highPassCutoff = nil
             options.noiseSuppressionDB = nil
             options.foregroundMarginDB = nil
+            options.foregroundWordMarginDB = nil
             options.noisyGarbageWordPenalty = nil
         }
+        if let foregroundWordMargin { options.foregroundWordMarginDB = foregroundWordMargin > 0 ? foregroundWordMargin : nil }
         if let verifyMargin {
             options.verificationMarginPerFrame = verifyMargin > 0 ? verifyMargin : nil
             options.noisyVerificationMarginPerFrame = options.verificationMarginPerFrame

@@ -63,6 +63,16 @@ import Testing
         #expect(heed.falseAcceptance < plain.falseAcceptance / 2, "front end \(heed), plain \(plain)")
     }
 
+    /// Commands said over background talk: the words the person says to the device are louder
+    /// than the voices behind them (BENCHMARKS.md, "Commands over background talk": 1/60 -> 22/60).
+    @Test func commandsOverBackgroundTalk() throws {
+        let arguments = ["Audio/builtins", "--noise", "Audio/noise/babble.wav", "--snr", "10", "--no-clean"]
+        let plain = try #require(try run(arguments + ["--foreground-word-margin", "0"])["babble @ 10 dB"])
+        let heed = try #require(try run(arguments)["babble @ 10 dB"])
+        #expect(heed.acceptance >= plain.acceptance + 0.25, "loud words \(heed), without \(plain)")
+        #expect(heed.falseAcceptance <= 0.03, "\(heed)")
+    }
+
     @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
     func realHumanSpeechIsNeverACommand() throws {
         let speech = try #require(try run(["Audio/speech", "--noise", "Audio/noise/babble.wav", "--snr", "12"])["babble @ 12 dB"])

@@ -106,6 +106,20 @@ import Testing
         #expect(throws: RecognitionError.self) { try Lexicon(contentsOf: file.appendingPathExtension("missing")) }
     }
 
+    /// Verification compares two paths over the same frames: a segment that straddles the range
+    /// counts in proportion to its frames inside it.
+    @Test func acousticScoreOverFramesProratesStraddlingSegments() {
+        let hypothesis = Hypothesis(words: [
+            WordSegment(word: "<sil>", startFrame: 0, endFrame: 9, acousticScore: -100, isFiller: true),
+            WordSegment(word: "stop", startFrame: 10, endFrame: 29, acousticScore: -400, isFiller: false),
+            WordSegment(word: "the", startFrame: 30, endFrame: 39, acousticScore: -50, isFiller: false),
+        ], score: 0, alternatives: [], frameCount: 40)
+        #expect(hypothesis.acousticScore(frames: 0...39) == Double(hypothesis.acousticScore))
+        #expect(hypothesis.acousticScore(frames: 10...29) == -400)
+        #expect(hypothesis.acousticScore(frames: 5...34) == -50 - 400 - 25)
+        #expect(hypothesis.acousticScore(frames: 40...50) == 0)
+    }
+
     @Test func missingModelIsAClearError() {
         var configuration = DecoderConfiguration()
         configuration.acousticModel = URL(fileURLWithPath: "/nonexistent/en-us")

@@ -34,6 +34,16 @@ import Testing
         #expect(CommandRecognizer.foreground(of: samples, marginDB: 15, sampleRate: 16_000) == nil)
     }
 
+    /// The loud words of an utterance over background talk count only when the words they make
+    /// are heard again, next to each other, when their stretch is decoded alone.
+    @Test func runsAreConsecutiveElements() {
+        #expect(["done", "cancel", "my", "order", "who"].containsRun(["cancel", "my", "order"]))
+        #expect(!["cancel", "the", "order"].containsRun(["cancel", "order"]))
+        #expect(["stop"].containsRun(["stop"]))
+        #expect(![String]().containsRun(["stop"]))
+        #expect(!["stop"].containsRun(["stop", "now"]))
+    }
+
     @Test func noForegroundWhenTheLoudPartIsNearlyEverything() {
         let samples = frames(Array(repeating: 12, count: 95) + Array(repeating: 30, count: 5))
         #expect(CommandRecognizer.foreground(of: samples, marginDB: 15, sampleRate: 16_000) == nil)
