@@ -452,10 +452,9 @@ public final class CommandRecognizer {
         let alone = try decode(samples[lower..<upper])
         try selectSearch(noisy: true)
         guard alone.spokenWords.map({ Self.baseWord($0.word) }).containsRun(words) else { return nil }
-        let samplesPerFrame = Double(sampleRate) / Double(decoder.frameRate)
         let frames = spoken[first].startFrame...spoken[last].endFrame
-        let utterance = Utterance(start: (Double(startSample) + Double(frames.lowerBound) * samplesPerFrame) / Double(sampleRate),
-                                  end: (Double(startSample) + Double(frames.upperBound + 1) * samplesPerFrame) / Double(sampleRate),
+        let utterance = Utterance(start: time(ofFrame: frames.lowerBound, startSample: startSample),
+                                  end: time(ofFrame: frames.upperBound + 1, startSample: startSample),
                                   transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
         let checked = try verified(utterance, hypothesis, frames: frames, samples, noisy: true)
         return checked?.understood == true ? checked : nil
@@ -531,9 +530,8 @@ public final class CommandRecognizer {
             let end = Double(startSample + sampleCount) / Double(sampleRate)
             return Utterance(start: min(start, end), end: end, transcript: "", intent: nil, understood: false, confidence: 0)
         }
-        let samplesPerFrame = Double(sampleRate) / Double(decoder.frameRate)
-        let start = (Double(startSample) + Double(first.startFrame) * samplesPerFrame) / Double(sampleRate)
-        let end = (Double(startSample) + Double(last.endFrame + 1) * samplesPerFrame) / Double(sampleRate)
+        let start = time(ofFrame: first.startFrame, startSample: startSample)
+        let end = time(ofFrame: last.endFrame + 1, startSample: startSample)
         let words = spoken.map { Self.baseWord($0.word) }
         let confidence = Self.confidence(of: words, among: hypothesis.alternatives, meaning: meaning)
         if answerSearch != nil {
@@ -552,6 +550,11 @@ public final class CommandRecognizer {
             }
             return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
         }
+    }
+
+    /// Seconds into the stream at decoder frame `frame` of an utterance that began at `startSample`.
+    private func time(ofFrame frame: Int, startSample: Int) -> Double {
+        (Double(startSample) + Double(frame) * (Double(sampleRate) / Double(decoder.frameRate))) / Double(sampleRate)
     }
 
     /// Path scores this far apart (decoder log units) differ in probability by a factor of e.
