@@ -448,6 +448,7 @@ public final class CommandRecognizer {
         let pad = sampleRate * 15 / 100, samplesPerDecoderFrame = sampleRate / decoder.frameRate
         let lower = max(samples.startIndex, samples.startIndex + spoken[first].startFrame * samplesPerDecoderFrame - pad)
         let upper = min(samples.endIndex, samples.startIndex + (spoken[last].endFrame + 1) * samplesPerDecoderFrame + pad)
+        guard lower < upper else { return nil }
         try use(search: Self.commandSearch)
         let alone = try decode(samples[lower..<upper])
         try selectSearch(noisy: true)
