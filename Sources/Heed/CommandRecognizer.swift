@@ -411,10 +411,18 @@ public final class CommandRecognizer {
         guard let peak = levels.max(), let range = dynamicRange(levels), range < backgroundRangeDB,
               let first = levels.firstIndex(where: { $0 >= peak - marginDB }),
               let last = levels.lastIndex(where: { $0 >= peak - marginDB }) else { return nil }
+        let span = padded(frames: first...last, frameLength: frame, in: samples, sampleRate: sampleRate)
+        return span.count < (samples.count * 9) / 10 ? span : nil
+    }
+
+    /// The samples of `frames` (frames of `frameLength` samples counted from the start of
+    /// `samples`) with 150 ms either side, so the quiet edges of a loud stretch's words stay in,
+    /// clamped to `samples`.
+    static func padded(frames: ClosedRange<Int>, frameLength: Int, in samples: ArraySlice<Int16>, sampleRate: Int) -> Range<Int> {
         let pad = sampleRate * 15 / 100
-        let lower = max(samples.startIndex, samples.startIndex + first * frame - pad)
-        let upper = min(samples.endIndex, samples.startIndex + (last + 1) * frame + pad)
-        return upper - lower < (samples.count * 9) / 10 ? lower..<upper : nil
+        let lower = max(samples.startIndex, samples.startIndex + frames.lowerBound * frameLength - pad)
+        let upper = min(samples.endIndex, samples.startIndex + (frames.upperBound + 1) * frameLength + pad)
+        return lower..<max(lower, upper)
     }
 
     /// A command said over background speech (a café, a radio). The garbage path that explains
@@ -445,15 +453,13 @@ public final class CommandRecognizer {
         // The garbage that is cheap enough to explain the background also takes a share of the
         // command's own sounds, so the loud words are sometimes the wrong command. They count only
         // when decoding their stretch alone, against the grammar for clean speech, hears them too.
-        let pad = sampleRate * 15 / 100, samplesPerDecoderFrame = sampleRate / decoder.frameRate
-        let lower = max(samples.startIndex, samples.startIndex + spoken[first].startFrame * samplesPerDecoderFrame - pad)
-        let upper = min(samples.endIndex, samples.startIndex + (spoken[last].endFrame + 1) * samplesPerDecoderFrame + pad)
-        guard lower < upper else { return nil }
+        let frames = spoken[first].startFrame...spoken[last].endFrame
+        let stretch = Self.padded(frames: frames, frameLength: sampleRate / decoder.frameRate, in: samples, sampleRate: sampleRate)
+        guard !stretch.isEmpty else { return nil }
         try use(search: Self.commandSearch)
-        let alone = try decode(samples[lower..<upper])
+        let alone = try decode(samples[stretch])
         try selectSearch(noisy: true)
         guard alone.spokenWords.map({ Self.baseWord($0.word) }).containsRun(words) else { return nil }
-        let frames = spoken[first].startFrame...spoken[last].endFrame
         let utterance = Utterance(start: time(ofFrame: frames.lowerBound, startSample: startSample),
                                   end: time(ofFrame: frames.upperBound + 1, startSample: startSample),
                                   transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
@@ -595,6 +601,6 @@ extension Array where Element: Equatable {
     /// Whether `run` occurs in this array as consecutive elements.
     func containsRun(_ run: [Element]) -> Bool {
         guard !run.isEmpty, run.count <= count else { return run.isEmpty }
-        return (0...(count - run.count)).contains { Array(self[$0..<$0 + run.count]) == run }
+        return (0...(count - run.count)).contains { self[$0..<$0 + run.count].elementsEqual(run) }
     }
 }
