@@ -16,6 +16,9 @@ public struct SuiteReport: Sendable {
         public var positives = 0, accepted = 0
         /// Positives where nothing at all was understood.
         public var falseRejections = 0
+        /// Positives understood as something else: a wrong intent or slot, or a command too many.
+        /// For a device that acts on what it hears these are worse than rejections.
+        public var wrongResults = 0
         /// Files that must give nothing, and how many gave a command anyway.
         public var negatives = 0, falseAcceptances = 0
         /// Negatives that gave nothing but still failed (a dialogue that asked the wrong questions).
@@ -29,6 +32,7 @@ public struct SuiteReport: Sendable {
         public var acceptance: Double { positives > 0 ? Double(accepted) / Double(positives) : 1 }
         public var falseAcceptance: Double { negatives > 0 ? Double(falseAcceptances) / Double(negatives) : 0 }
         public var falseRejection: Double { positives > 0 ? Double(falseRejections) / Double(positives) : 0 }
+        public var wrongResult: Double { positives > 0 ? Double(wrongResults) / Double(positives) : 0 }
         public var wordErrorRate: Double? { referenceWords > 0 ? Double(wordErrors) / Double(referenceWords) : nil }
         public var allHeld: Bool { accepted == positives && falseAcceptances == 0 && otherFailures == 0 && errors == 0 }
     }
@@ -83,7 +87,7 @@ public struct SuiteReport: Sendable {
             }
             scores.positives += 1
             if verdict == .passed { scores.accepted += 1 }
-            if result.understood.isEmpty { scores.falseRejections += 1 }
+            if result.understood.isEmpty { scores.falseRejections += 1 } else if verdict != .passed { scores.wrongResults += 1 }
             let reference = entry.expected.compactMap(\.transcript)
             if !reference.isEmpty {
                 let words = Self.words(reference.joined(separator: " "))

@@ -38,7 +38,7 @@ enum TestReportText {
 
     static func summary(_ s: SuiteReport.Scores) -> String {
         var line = "accepted \(ratio(s.accepted, s.positives)), false acceptance \(ratio(s.falseAcceptances, s.negatives)), "
-            + "false rejection \(ratio(s.falseRejections, s.positives))"
+            + "false rejection \(ratio(s.falseRejections, s.positives)), wrong \(ratio(s.wrongResults, s.positives))"
         if let wer = s.wordErrorRate { line += ", WER \(percent(wer)) %" }
         if s.otherFailures > 0 { line += ", \(s.otherFailures) negatives with the wrong questions" }
         return line + ", \(s.errors) entries with errors"
@@ -86,13 +86,14 @@ enum TestReportText {
     static func sweepTable(_ report: SuiteReport) -> String {
         let names = report.conditions.map(\.description)
         let first = max(12, names.map(\.count).max() ?? 0) + 2
-        var out = pad("condition", first) + pad("accepted", 18) + pad("false accept", 18) + pad("false reject", 18) + pad("WER", 9) + "CPU/audio\n"
+        var out = pad("condition", first) + pad("accepted", 18) + pad("false accept", 18) + pad("false reject", 18) + pad("wrong", 18) + pad("WER", 9) + "CPU/audio\n"
         for (index, name) in names.enumerated() {
             let s = report.scores(condition: index)
             out += pad(name, first)
                 + pad("\(s.accepted)/\(s.positives)  \(percent(s.acceptance)) %", 18)
                 + pad("\(s.falseAcceptances)/\(s.negatives)  \(percent(s.falseAcceptance)) %", 18)
                 + pad("\(s.falseRejections)/\(s.positives)  \(percent(s.falseRejection)) %", 18)
+                + pad("\(s.wrongResults)/\(s.positives)  \(percent(s.wrongResult)) %", 18)
                 + pad(s.wordErrorRate.map { "\(percent($0)) %" } ?? "-", 9)
                 + (s.audioSeconds > 0 ? fixed(s.cpuSeconds / s.audioSeconds, 3) : "-") + "\n"
         }
@@ -113,7 +114,8 @@ enum TestReportJSON {
                 "name": condition.description,
                 "positives": s.positives, "accepted": s.accepted, "acceptance": s.acceptance,
                 "negatives": s.negatives, "falseAcceptances": s.falseAcceptances, "falseAcceptance": s.falseAcceptance,
-                "falseRejections": s.falseRejections, "falseRejection": s.falseRejection, "otherFailures": s.otherFailures,
+                "falseRejections": s.falseRejections, "falseRejection": s.falseRejection,
+                "wrongResults": s.wrongResults, "wrongResult": s.wrongResult, "otherFailures": s.otherFailures,
                 "errors": s.errors, "cpuSeconds": s.cpuSeconds, "audioSeconds": s.audioSeconds,
                 "confusion": report.confusion(condition: index),
                 "results": report.results.filter { $0.condition == index }.map { result(of: $0, in: report) },

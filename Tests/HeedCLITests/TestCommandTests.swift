@@ -10,7 +10,7 @@ import Testing
         let strict = try CLI.run(["test", "Audio/coffee"])
         #expect(strict.status == 1)  // 26/30: not every expectation holds
         #expect(strict.stdout.contains("(36 files)"))
-        #expect(strict.stdout.contains("accepted 26/30 (86.7 %), false acceptance 0/6 (0.0 %), false rejection 2/30 (6.7 %), 0 entries with errors"))
+        #expect(strict.stdout.contains("accepted 26/30 (86.7 %), false acceptance 0/6 (0.0 %), false rejection 2/30 (6.7 %), wrong 2/30 (6.7 %), 0 entries with errors"))
         #expect(strict.stdout.contains("FAIL  coffee/orderDrink-05-en-us.wav: expected orderDrink(drink=hot chocolate, milk=whole milk, size=extra large), got orderDrink("))
         #expect(strict.stdout.contains("confusion, expected (rows) against understood (columns)"))
         let row = strict.stdout.split(separator: "\n").first { $0.hasPrefix("  orderDrink ") }
@@ -96,7 +96,7 @@ import Testing
         #expect(result.stdout.contains("ERROR \(name)/gone.wav: no such file"))
         #expect(result.stdout.contains("ERROR \(name)/odd.wav: unknown intent 'frobnicate'"))
         #expect(result.stdout.contains("ERROR \(name)/text.wav: "))
-        #expect(result.stdout.contains("accepted 2/2 (100.0 %), false acceptance 0/0, false rejection 0/2 (0.0 %), 3 entries with errors"))
+        #expect(result.stdout.contains("accepted 2/2 (100.0 %), false acceptance 0/0, false rejection 0/2 (0.0 %), wrong 0/2 (0.0 %), 3 entries with errors"))
     }
 
     @Test func aSuiteWithoutManifestCannotBeOpened() throws {

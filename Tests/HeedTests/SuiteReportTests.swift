@@ -34,6 +34,7 @@ import Testing
         let scores = report.scores(condition: 0)
         #expect(scores.positives == 4 && scores.accepted == 1)
         #expect(scores.falseRejections == 1)  // c.wav: nothing understood at all
+        #expect(scores.wrongResults == 2)  // b.wav: the other command; d.wav: one of two commands missing
         #expect(scores.negatives == 2 && scores.falseAcceptances == 1)
         #expect(!scores.allHeld)
         #expect(report.verdict(of: results[3]) == .failed("expected start, stop, got start"))
