@@ -46,6 +46,21 @@ import Testing
         #expect(results.filter { $0["verdict"] as? String == "failed" }.count == 4)
     }
 
+    /// Confidence describes the command the decoder chose. In noise the N-best list sometimes
+    /// misses the chosen path, which made its confidence 0 (coffee in pink at 6 dB had 6 such
+    /// commands, 69 over the noise grid in BENCHMARKS.md); the path now counts level with the list's best.
+    @Test func everyUnderstoodCommandHasAConfidenceInNoise() throws {
+        let json = try Fixtures.temporaryDirectory().appendingPathComponent("report.json")
+        let result = try CLI.run(["test", "Audio/coffee", "--noise", "Audio/noise/pink.wav", "--snr", "6", "--no-clean", "--json", json.path])
+        #expect(result.status == 1, "\(result.stderr)")
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        let results = try #require((root["conditions"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])
+        let understood = results.flatMap { ($0["got"] as? [[String: Any]]) ?? [] }.filter { $0["understood"] as? Bool == true }
+        #expect(understood.count >= 10, "\(understood.count) understood")
+        let unsure = understood.filter { ($0["confidence"] as? Double ?? 0) <= 0 }
+        #expect(unsure.isEmpty, "\(unsure.map { $0["transcript"] ?? "" })")
+    }
+
     /// The schema check itself must be able to fail.
     @Test func theSchemaRejectsAReportWithoutCounts() throws {
         let file = try Fixtures.temporaryDirectory().appendingPathComponent("bad.xml")
