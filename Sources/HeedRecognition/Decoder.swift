@@ -347,17 +347,18 @@ public final class Decoder {
             words.append(WordSegment(word: word, startFrame: Int(start), endFrame: Int(end), acousticScore: acoustic, isFiller: Self.isFiller(word)))
             segment = ps_seg_next(current)  // frees the iterator at the end
         }
-        guard alternatives else { return Hypothesis(words: words, score: score, alternatives: [], frameCount: frames) }
-        var nBest = nBest(limit: Self.alternativesKept)
+        var hypothesis = Hypothesis(words: words, score: score, alternatives: [], frameCount: frames)
+        guard alternatives else { return hypothesis }
+        hypothesis.alternatives = nBest(limit: Self.alternativesKept)
         // The A* search over the lattice can miss the path the decoder chose (when its best-path
         // search fell back to the Viterbi backtrace); the list would then describe other words
         // only. The chosen path goes first, level with the list's best (the scores of the two
         // searches are not on one scale).
-        let best = words.filter { !$0.isFiller }.map { Self.baseWord($0.word) }
-        if !best.isEmpty, !nBest.contains(where: { $0.words.map(Self.baseWord) == best }) {
-            nBest.insert(Alternative(words: best, score: nBest.first?.score ?? score), at: 0)
+        let best = hypothesis.spokenWords.map { Self.baseWord($0.word) }
+        if !best.isEmpty, !hypothesis.alternatives.contains(where: { $0.words.map(Self.baseWord) == best }) {
+            hypothesis.alternatives.insert(Alternative(words: best, score: hypothesis.alternatives.first?.score ?? score), at: 0)
         }
-        return Hypothesis(words: words, score: score, alternatives: nBest, frameCount: frames)
+        return hypothesis
     }
 
     /// How many N-best hypotheses an utterance keeps (enough to see the nearest competitors).
