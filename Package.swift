@@ -26,13 +26,23 @@ let package = Package(
             providers: [.apt(["libspeexdsp-dev"])]
         ),
         .systemLibrary(
+            name: "CWebRTC",
+            pkgConfig: "webrtc-audio-processing",
+            providers: [.apt(["libwebrtc-audio-processing-dev"])]
+        ),
+        // WebRTC's noise suppressor is C++; this shim gives it a C face (Sources/CWebRTCNoise).
+        // SwiftPM drops the -D flags of the library's pkg-config file (with a warning), so they
+        // are repeated here.
+        .target(name: "CWebRTCNoise", dependencies: ["CWebRTC"],
+                cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]),
+        .systemLibrary(
             name: "CALSA",
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
 
         // Stage 1: audio in (WAV, raw PCM, resampling, noise suppression, endpointing).
-        .target(name: "HeedAudio", dependencies: ["CSpeexDSP"]),
+        .target(name: "HeedAudio", dependencies: ["CSpeexDSP", "CWebRTCNoise"]),
         // Stage 1, live: ALSA capture behind the microphone permission, and the lock-free ring.
         .target(name: "HeedCapture", dependencies: ["CALSA", "HeedAudio", "HeedAuthorization"]),
         // Stage 2: the PocketSphinx decoder and the grammar it searches.

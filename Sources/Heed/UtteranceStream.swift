@@ -21,6 +21,9 @@ public struct UtteranceStream {
     private var denoised: [Int16] = []
     /// Raw samples the suppressor has not yet returned (it works in whole frames).
     private var awaitingSuppressor: [Int16] = []
+    private var suppressorHighPass: HighPassFilter?
+    /// The endpointer hears `denoised` instead of `history` (`endpointsDenoisedAudio`).
+    private let endpointsDenoised: Bool
     private var highPass: HighPassFilter?
     /// The exchange around intents with a dialogue (nil when no context has one). After each
     /// utterance it decides what the next one is decoded against.
@@ -39,7 +42,10 @@ public struct UtteranceStream {
         try? recognizer.expect(.command)  // a reused recognizer may still be waiting for an answer
         endpointer = Endpointer(configuration: recognizer.options.endpointer)
         highPass = recognizer.options.highPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
-        suppressor = recognizer.options.noiseSuppressionDB.map { NoiseSuppressor(sampleRate: recognizer.sampleRate, maxAttenuationDB: $0) }
+        suppressor = recognizer.options.noiseSuppression.flatMap { NoiseSuppressor($0, sampleRate: recognizer.sampleRate) }
+        suppressorHighPass = suppressor == nil ? nil
+            : recognizer.options.suppressorHighPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
+        endpointsDenoised = suppressor != nil && recognizer.options.endpointsDenoisedAudio
     }
 
     /// Samples seen so far.
@@ -66,7 +72,8 @@ public struct UtteranceStream {
     public mutating func feedEvents(_ samples: [Int16]) throws(HeedError) -> [Event] {
         guard let suppressor else { return try consume(samples) }
         awaitingSuppressor.append(contentsOf: samples)
-        return try consume(denoised: suppressor.process(samples))
+        let input = suppressorHighPass == nil ? samples : suppressorHighPass!.process(samples)
+        return try consume(denoised: suppressor.process(input))
     }
 
     /// Pairs the suppressor's output with the raw samples it came from, then consumes both.
@@ -86,8 +93,8 @@ public struct UtteranceStream {
         while endpointed + frameLength <= position {
             let from = endpointed - historyStart
             // The endpointer hears the audio without hum and rumble (which the decoder ignores
-            // anyway): otherwise mains hum holds it open. The decoder gets the audio unfiltered.
-            var frame = history[from..<from + frameLength]
+            // anyway): otherwise mains hum holds it open. The decoder gets clean audio unfiltered.
+            var frame = (endpointsDenoised ? denoised : history)[from..<from + frameLength]
             if highPass != nil { frame = highPass!.process(frame)[...] }
             let event = endpointer.process(frame: frame)
             endpointed += frameLength

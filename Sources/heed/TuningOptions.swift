@@ -14,7 +14,10 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Report decoded commands below this confidence as not understood.", valueName: "0..1"))
     var minConfidence: Double?
 
-    @Option(help: ArgumentHelp("Suppress steady background noise by up to this many dB before decoding; 0 turns it off.", valueName: "DB"))
+    @Option(help: ArgumentHelp("The noise suppressor of the front end: webrtc (default), speex (the front end before WebRTC's: raw audio to the endpointer), or off.", valueName: "webrtc|speex|off"))
+    var noiseSuppressor: NoiseSuppressorChoice?
+
+    @Option(help: ArgumentHelp("Use speexdsp's suppressor, pushing noise down by at most this many dB (its default is 15); 0 turns suppression off.", valueName: "DB"))
     var noiseSuppression: Int?
 
     @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame (default 12); 0 turns verification off.", valueName: "LOG-UNITS"))
@@ -42,6 +45,7 @@ struct TuningOptions: ParsableArguments {
         if let minConfidence, !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
         if let garbagePenalty, !(garbagePenalty > 0 && garbagePenalty <= 1) { throw ValidationError("--garbage-penalty must be in (0, 1]") }
         if let noiseSuppression, !(0...60).contains(noiseSuppression) { throw ValidationError("--noise-suppression must be between 0 (off) and 60 dB") }
+        if noiseSuppression != nil, noiseSuppressor != nil { throw ValidationError("--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor") }
         if let foregroundWordMargin, !(0...40).contains(foregroundWordMargin) { throw ValidationError("--foreground-word-margin must be between 0 (off) and 40 dB") }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
@@ -53,7 +57,7 @@ struct TuningOptions: ParsableArguments {
         if let trailingSilence { options.endpointer.trailingSilence = trailingSilence }
         if noFrontEnd {
             options.highPassCutoff = nil
-            options.noiseSuppressionDB = nil
+            options.noiseSuppression = nil
             options.foregroundMarginDB = nil
             options.foregroundWordMarginDB = nil
             options.noisyGarbageWordPenalty = nil
@@ -64,12 +68,35 @@ struct TuningOptions: ParsableArguments {
             options.noisyVerificationMarginPerFrame = options.verificationMarginPerFrame
         }
         if let noisyVerifyMargin { options.noisyVerificationMarginPerFrame = noisyVerifyMargin > 0 ? noisyVerifyMargin : nil }
-        if let noiseSuppression { options.noiseSuppressionDB = noiseSuppression > 0 ? noiseSuppression : nil }
+        if let noiseSuppression { noiseSuppressionSettings(noiseSuppression > 0 ? .speex(maxAttenuationDB: noiseSuppression) : nil, &options) }
+        if let noiseSuppressor { noiseSuppressionSettings(noiseSuppressor.method, &options) }
         if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
         for argument in decoderArguments {
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
             options.decoder.arguments[parts[0]] = parts[1]
         }
         return options
+    }
+
+    /// A suppressor and the front end measured with it: WebRTC's behind a high-pass, feeding
+    /// the endpointer; speexdsp's as it was before, with the endpointer on the raw audio.
+    private func noiseSuppressionSettings(_ method: NoiseSuppressor.Method?, _ options: inout RecognizerOptions) {
+        options.noiseSuppression = method
+        if case .speex = method {
+            options.suppressorHighPassCutoff = nil
+            options.endpointsDenoisedAudio = false
+        }
+    }
+}
+
+enum NoiseSuppressorChoice: String, ExpressibleByArgument, CaseIterable {
+    case webrtc, speex, off
+
+    var method: NoiseSuppressor.Method? {
+        switch self {
+        case .webrtc: .webRTC(.high)
+        case .speex: .speex(maxAttenuationDB: 15)
+        case .off: nil
+        }
     }
 }

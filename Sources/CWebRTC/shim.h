@@ -1,0 +1,1 @@
+// Intentionally empty: the headers are C++ and are included by Sources/CWebRTCNoise/shim.cc.
