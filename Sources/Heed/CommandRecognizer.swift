@@ -44,8 +44,12 @@ public struct RecognizerOptions: Sendable {
     public var suppressorHighPassCutoff: Double? = 200
     /// Whether the endpointer hears the denoised audio rather than the raw: in broadband noise
     /// it then finds the quiet ends of words that the noise hides (pink at 6 dB: 71 -> 127).
-    /// Clean speech is endpointed the same either way (measured on every suite).
     public var endpointsDenoisedAudio = true
+    /// The endpointer's `minSpeech` when it hears denoised audio. Suppression deepens the quiet
+    /// around a click or breath, so it stays loud for longer: a 70 ms breath in a real recording
+    /// (the corpus's forever/input_4_16k.wav) became "done" at 60 ms. 80 ms keeps it out and
+    /// costs 4 of 186 commands in pink noise at 6 dB, none clean (BENCHMARKS.md).
+    public var denoisedMinSpeech = 0.080
     /// Decode the denoised audio only for utterances whose dynamic range (loudest frame against
     /// the quietest tenth) is below this many dB: noisy ones. nil: always when suppression is on.
     public var noiseSuppressionRangeDB: Double? = 35

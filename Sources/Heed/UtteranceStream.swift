@@ -40,12 +40,15 @@ public struct UtteranceStream {
         self.decodesAhead = decodesAhead
         conversation = recognizer.makeConversation()
         try? recognizer.expect(.command)  // a reused recognizer may still be waiting for an answer
-        endpointer = Endpointer(configuration: recognizer.options.endpointer)
-        highPass = recognizer.options.highPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
-        suppressor = recognizer.options.noiseSuppression.flatMap { NoiseSuppressor($0, sampleRate: recognizer.sampleRate) }
+        let options = recognizer.options
+        highPass = options.highPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
+        suppressor = options.noiseSuppression.flatMap { NoiseSuppressor($0, sampleRate: recognizer.sampleRate) }
         suppressorHighPass = suppressor == nil ? nil
-            : recognizer.options.suppressorHighPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
-        endpointsDenoised = suppressor != nil && recognizer.options.endpointsDenoisedAudio
+            : options.suppressorHighPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
+        endpointsDenoised = suppressor != nil && options.endpointsDenoisedAudio
+        var endpointing = options.endpointer
+        if endpointsDenoised { endpointing.minSpeech = max(endpointing.minSpeech, options.denoisedMinSpeech) }
+        endpointer = Endpointer(configuration: endpointing)
     }
 
     /// Samples seen so far.
@@ -88,7 +91,7 @@ public struct UtteranceStream {
     private mutating func consume(_ samples: [Int16]) throws(HeedError) -> [Event] {
         history.append(contentsOf: samples)
         var events: [Event] = []
-        let configuration = recognizer.options.endpointer
+        let configuration = endpointer.configuration
         let frameLength = configuration.frameLength
         while endpointed + frameLength <= position {
             let from = endpointed - historyStart
