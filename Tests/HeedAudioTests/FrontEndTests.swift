@@ -17,38 +17,45 @@ import Testing
         #expect(abs(toneAmplitude(PCM.float(from: voice), frequency: 1_000, rate: 16_000) - 0.5) < 0.01)
     }
 
-    @Test func suppressorPushesSteadyNoiseDown() {
+    static let methods: [NoiseSuppressor.Method] = [.speex(maxAttenuationDB: 15), .webRTC(.high)]
+
+    @Test(arguments: methods) func suppressorPushesSteadyNoiseDown(method: NoiseSuppressor.Method) throws {
         var generator = SplitMix64(seed: 5)
         let noise = int16((0..<48_000).map { _ in Float.random(in: -0.1...0.1, using: &generator) })
-        let suppressor = NoiseSuppressor(sampleRate: 16_000, maxAttenuationDB: 15)
+        let suppressor = try #require(NoiseSuppressor(method, sampleRate: 16_000))
         let out = suppressor.process(noise) + suppressor.flush()
         #expect(out.count == noise.count)
         // Once it has learned the noise (the first second), the rest comes out at least 10 dB down.
         #expect(level(out[16_000...]) < level(noise[16_000...]) - 10)
     }
 
-    @Test func suppressorKeepsAToneThatRisesOutOfTheNoise() {
+    @Test(arguments: methods) func suppressorKeepsAToneThatRisesOutOfTheNoise(method: NoiseSuppressor.Method) throws {
         var generator = SplitMix64(seed: 6)
         let noise = (0..<48_000).map { _ in Float.random(in: -0.02...0.02, using: &generator) }
         let toneStart = 32_000
         let mixed = noise.indices.map { index in
             noise[index] + (index >= toneStart ? 0.3 * Float(sin(2 * Double.pi * 700 * Double(index) / 16_000)) : 0)
         }
-        let suppressor = NoiseSuppressor()
+        let suppressor = try #require(NoiseSuppressor(method))
         let out = PCM.float(from: suppressor.process(int16(mixed)) + suppressor.flush())
         let kept = toneAmplitude(Array(out[(toneStart + 1_600)...]), frequency: 700, rate: 16_000)
         #expect(kept > 0.3 * pow(10, -3.0 / 20), "tone came out at \(kept)")
     }
 
-    @Test func suppressorOutputDoesNotDependOnChunking() {
+    @Test(arguments: methods) func suppressorOutputDoesNotDependOnChunking(method: NoiseSuppressor.Method) throws {
         var generator = SplitMix64(seed: 7)
         let input = int16((0..<8_000).map { _ in Float.random(in: -0.2...0.2, using: &generator) })
-        let whole = NoiseSuppressor()
+        let whole = try #require(NoiseSuppressor(method))
         let expected = whole.process(input) + whole.flush()
-        let chunked = NoiseSuppressor()
+        let chunked = try #require(NoiseSuppressor(method))
         var got: [Int16] = []
         for start in stride(from: 0, to: input.count, by: 77) { got += chunked.process(Array(input[start..<min(start + 77, input.count)])) }
         got += chunked.flush()
         #expect(got == expected)
+    }
+
+    @Test func webRTCRefusesARateItCannotRun() {
+        #expect(NoiseSuppressor(.webRTC(.high), sampleRate: 22_050) == nil)
+        #expect(NoiseSuppressor(.webRTC(.high), sampleRate: 16_000)?.frameLength == 160)
     }
 }
