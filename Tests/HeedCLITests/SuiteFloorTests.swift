@@ -74,13 +74,18 @@ import Testing
     }
 
     /// Commands said over background talk: the words the person says to the device are louder
-    /// than the voices behind them (BENCHMARKS.md, "Commands over background talk": 1/60 -> 22/60).
+    /// than the voices behind them (BENCHMARKS.md, "Commands over background talk": 10/60 -> 24/60
+    /// with WebRTC's suppressor, 1/60 -> 22/60 with speexdsp's).
     @Test func commandsOverBackgroundTalk() throws {
         let arguments = ["Audio/builtins", "--noise", "Audio/noise/babble.wav", "--snr", "10", "--no-clean"]
         let plain = try #require(try run(arguments + ["--foreground-word-margin", "0"])["babble @ 10 dB"])
         let heed = try #require(try run(arguments)["babble @ 10 dB"])
-        #expect(heed.acceptance >= plain.acceptance + 0.25, "loud words \(heed), without \(plain)")
-        #expect(heed.falseAcceptance <= 0.03, "\(heed)")
+        #expect(heed.acceptance >= plain.acceptance + 0.2, "loud words \(heed), without \(plain)")
+        // The loud-words pass itself adds at most one false acceptance of 36. The total is the
+        // known cost of WebRTC's suppressor in babble (4/36, against 0/36 with speexdsp's;
+        // BENCHMARKS.md, "WebRTC's noise suppressor"): this floor keeps it from growing.
+        #expect(heed.falseAcceptance <= plain.falseAcceptance + 0.03, "loud words \(heed), without \(plain)")
+        #expect(heed.falseAcceptance <= 0.12, "\(heed)")
     }
 
     @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
