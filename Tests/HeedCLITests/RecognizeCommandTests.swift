@@ -23,6 +23,20 @@ import Testing
         #expect(!result.stderr.contains("INFO:"))
     }
 
+    /// Each suppressor decodes the same commands; the two ways of naming speexdsp's conflict.
+    @Test(arguments: ["webrtc", "speex", "off"]) func everyNoiseSuppressorDecodes(suppressor: String) throws {
+        let result = try CLI.run(["recognize", "--noise-suppressor", suppressor, "Audio/demo/start-pause-stop.wav"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try result.stdout.split(separator: "\n").map(json).map { $0["intent"] as? String } == ["start", "pause", "stop"])
+    }
+
+    @Test func conflictingSuppressorOptionsAreAUsageError() throws {
+        let result = try CLI.run(["recognize", "--noise-suppressor", "webrtc", "--noise-suppression", "10", "Audio/demo/stop.wav"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor"))
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func severalFilesAndANegative() throws {
         let result = try CLI.run(["recognize", "Audio/demo/start-pause-stop.wav", "Audio/demo/what-time-is-it.wav", "Audio/demo/done.wav"])
         #expect(result.status == 0)
