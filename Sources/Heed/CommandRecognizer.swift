@@ -36,14 +36,15 @@ public struct RecognizerOptions: Sendable {
     /// The noise suppressor of the front end (nil: none). It runs on all audio so its noise
     /// estimate stays current; its output is decoded for noisy utterances only (see
     /// `noiseSuppressionRangeDB`). WebRTC's was chosen over speexdsp's on Audio/* with room
-    /// noises: pink noise at 6 dB went from 61 to 127 of 186 commands (BENCHMARKS.md).
+    /// noises: pink noise at 6 dB went from 61 to 123 of 186 commands (BENCHMARKS.md).
     public var noiseSuppression: NoiseSuppressor.Method? = .webRTC(.high)
     /// The suppressor's input is high-passed at this frequency first (nil: not). Mains hum's
     /// 50-100 Hz, which the model ignores, otherwise makes WebRTC's suppressor take the
     /// speech's own low harmonics with it (hum at 6 dB: 95 commands at 100 Hz, 119 at 200).
     public var suppressorHighPassCutoff: Double? = 200
     /// Whether the endpointer hears the denoised audio rather than the raw: in broadband noise
-    /// it then finds the quiet ends of words that the noise hides (pink at 6 dB: 71 -> 127).
+    /// it then finds the quiet ends of words that the noise hides (pink at 6 dB: 71 -> 127, with
+    /// 60 ms `minSpeech`).
     public var endpointsDenoisedAudio = true
     /// The endpointer's `minSpeech` when it hears denoised audio. Suppression deepens the quiet
     /// around a click or breath, so it stays loud for longer: a 70 ms breath in a real recording
@@ -134,6 +135,10 @@ public final class CommandRecognizer {
         do { try decoder.select(Self.commandSearch) } catch { throw HeedError(error) }
         guard decoder.sampleRate == options.endpointer.sampleRate else {
             throw HeedError(.configuration, "the acoustic model expects \(decoder.sampleRate) Hz; the endpointer is set for \(options.endpointer.sampleRate) Hz")
+        }
+        // Streams build their own suppressor; one that cannot run at this rate must not quietly leave them without.
+        if let method = options.noiseSuppression, NoiseSuppressor(method, sampleRate: decoder.sampleRate) == nil {
+            throw HeedError(.configuration, "the noise suppressor \(method) cannot run at the acoustic model's \(decoder.sampleRate) Hz")
         }
     }
 
