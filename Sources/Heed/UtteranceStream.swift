@@ -189,12 +189,18 @@ public struct UtteranceStream {
 
     /// The stream's samples in `range` as the decoder should get them, and whether they are
     /// noisy (the quietest tenth within `noiseSuppressionRangeDB` of the peak): then denoised,
-    /// otherwise raw, so clean speech reaches the decoder untouched.
+    /// over a masking floor (`maskingNoiseBelowPeakDB`), otherwise raw, so clean speech reaches
+    /// the decoder untouched.
     private func audio(_ range: Range<Int>) -> (samples: ArraySlice<Int16>, noisy: Bool) {
         let raw = history[(range.lowerBound - historyStart)..<(range.upperBound - historyStart)]
         guard let limit = recognizer.options.noiseSuppressionRangeDB,
               let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else { return (raw, false) }
-        return (suppressor == nil ? raw : denoised[raw.indices], true)
+        guard suppressor != nil else { return (raw, true) }
+        let suppressed = denoised[raw.indices]
+        guard let below = recognizer.options.maskingNoiseBelowPeakDB,
+              let peak = CommandRecognizer.frameLevels(suppressed, frame: recognizer.sampleRate / 100).max() else { return (suppressed, true) }
+        let level = MaskingNoise.rms(ofLevelDB: peak - below)
+        return (MaskingNoise.added(to: suppressed, level: level, sampleRate: recognizer.sampleRate)[...], true)
     }
 
     private mutating func trimHistory(before sample: Int) {

@@ -20,6 +20,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Use speexdsp's suppressor, pushing noise down by at most this many dB (its default is 15); 0 turns suppression off.", valueName: "DB"))
     var noiseSuppression: Int?
 
+    @Option(help: ArgumentHelp("Decode noisy utterances over white noise this many dB below their loudest part, masking what the suppressor leaves of hum and background talk (default 40); 0 turns it off.", valueName: "DB"))
+    var maskingNoise: Double?
+
     @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame (default 12); 0 turns verification off.", valueName: "LOG-UNITS"))
     var verifyMargin: Double?
 
@@ -47,6 +50,7 @@ struct TuningOptions: ParsableArguments {
         if let noiseSuppression, !(0...60).contains(noiseSuppression) { throw ValidationError("--noise-suppression must be between 0 (off) and 60 dB") }
         if noiseSuppression != nil, noiseSuppressor != nil { throw ValidationError("--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor") }
         if let foregroundWordMargin, !(0...40).contains(foregroundWordMargin) { throw ValidationError("--foreground-word-margin must be between 0 (off) and 40 dB") }
+        if let maskingNoise, !(0...90).contains(maskingNoise) { throw ValidationError("--masking-noise must be between 0 (off) and 90 dB") }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
 
@@ -61,6 +65,7 @@ struct TuningOptions: ParsableArguments {
             options.foregroundMarginDB = nil
             options.foregroundWordMarginDB = nil
             options.noisyGarbageWordPenalty = nil
+            options.maskingNoiseBelowPeakDB = nil
         }
         if let foregroundWordMargin { options.foregroundWordMarginDB = foregroundWordMargin > 0 ? foregroundWordMargin : nil }
         if let verifyMargin {
@@ -70,6 +75,7 @@ struct TuningOptions: ParsableArguments {
         if let noisyVerifyMargin { options.noisyVerificationMarginPerFrame = noisyVerifyMargin > 0 ? noisyVerifyMargin : nil }
         if let noiseSuppression { noiseSuppressionSettings(noiseSuppression > 0 ? .speex(maxAttenuationDB: noiseSuppression) : nil, &options) }
         if let noiseSuppressor { noiseSuppressionSettings(noiseSuppressor.method, &options) }
+        if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
         if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
         for argument in decoderArguments {
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
@@ -79,12 +85,14 @@ struct TuningOptions: ParsableArguments {
     }
 
     /// A suppressor and the front end measured with it: WebRTC's behind a high-pass, feeding
-    /// the endpointer; speexdsp's as it was before, with the endpointer on the raw audio.
+    /// the endpointer, over a masking floor; speexdsp's as it was before, with the endpointer on
+    /// the raw audio and no masking floor.
     private func noiseSuppressionSettings(_ method: NoiseSuppressor.Method?, _ options: inout RecognizerOptions) {
         options.noiseSuppression = method
         if case .speex = method {
             options.suppressorHighPassCutoff = nil
             options.endpointsDenoisedAudio = false
+            options.maskingNoiseBelowPeakDB = nil
         }
     }
 }

@@ -58,4 +58,32 @@ import Testing
         #expect(NoiseSuppressor(.webRTC(.high), sampleRate: 22_050) == nil)
         #expect(NoiseSuppressor(.webRTC(.high), sampleRate: 16_000)?.frameLength == 160)
     }
+
+    @Test func maskingNoiseHasTheRequestedLevelAndShapeAndIsTheSameEveryTime() {
+        let sine = int16(tone(3_000, rate: 16_000, seconds: 1, amplitude: 0.1))
+        let level = MaskingNoise.rms(ofLevelDB: 40)
+        #expect(abs(level - 100) < 1e-9)
+        let masked = MaskingNoise.added(to: sine, level: level)
+        #expect(masked == MaskingNoise.added(to: sine, level: level))
+        let added = zip(masked, sine).map { Double($0) - Double($1) }
+        let power = added.reduce(0) { $0 + $1 * $1 } / Double(added.count)
+        let mean = added.reduce(0, +) / Double(added.count)
+        #expect(abs(power.squareRoot() - 100) < 5, "rms \(power.squareRoot())")
+        #expect(abs(mean) < 10, "mean \(mean)")
+        // Low-passed: sample-to-sample differences carry far less power than the noise itself
+        // (white noise's carry twice as much).
+        let differences = zip(added.dropFirst(), added).map { $0 - $1 }
+        let differencePower = differences.reduce(0) { $0 + $1 * $1 } / Double(differences.count)
+        #expect(differencePower < 0.7 * power, "difference power \(differencePower), power \(power)")
+        // The tone under it is untouched.
+        #expect(abs(toneAmplitude(PCM.float(from: masked), frequency: 3_000, rate: 16_000) - 0.1) < 0.002)
+        #expect(MaskingNoise.added(to: sine, level: 0) == sine)
+    }
+
+    @Test func maskingNoiseClipsInsteadOfWrapping() {
+        let loud = [Int16](repeating: .max, count: 1_000) + [Int16](repeating: .min, count: 1_000)
+        let masked = MaskingNoise.added(to: loud, level: 3_000)
+        #expect(masked[..<1_000].allSatisfy { $0 > 20_000 })
+        #expect(masked[1_000...].allSatisfy { $0 < -20_000 })
+    }
 }
