@@ -37,6 +37,13 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func maskingNoiseOutOfRangeIsAUsageError() throws {
+        let result = try CLI.run(["recognize", "--masking-noise", "-3", "Audio/demo/stop.wav"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--masking-noise must be between 0 (off) and 90 dB"))
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func severalFilesAndANegative() throws {
         let result = try CLI.run(["recognize", "Audio/demo/start-pause-stop.wav", "Audio/demo/what-time-is-it.wav", "Audio/demo/done.wav"])
         #expect(result.status == 0)
