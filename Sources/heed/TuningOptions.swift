@@ -20,7 +20,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Use speexdsp's suppressor, pushing noise down by at most this many dB (its default is 15); 0 turns suppression off.", valueName: "DB"))
     var noiseSuppression: Int?
 
-    @Option(help: ArgumentHelp("Decode noisy utterances over white noise this many dB below their loudest part, masking what the suppressor leaves of hum and background talk (default 40); 0 turns it off.", valueName: "DB"))
+    @Option(help: ArgumentHelp("Decode noisy utterances over a floor of low-passed noise this many dB below their loudest part, masking what the suppressor leaves of hum and background talk (default 40); 0 turns it off.", valueName: "DB"))
     var maskingNoise: Double?
 
     @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame (default 12); 0 turns verification off.", valueName: "LOG-UNITS"))

@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func maskingNoiseOutOfRangeIsAUsageError() throws {
-        let result = try CLI.run(["recognize", "--masking-noise", "-3", "Audio/demo/stop.wav"])
+        let result = try CLI.run(["recognize", "--masking-noise", "120", "Audio/demo/stop.wav"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--masking-noise must be between 0 (off) and 90 dB"))
         #expect(result.stdout.isEmpty)
