@@ -80,6 +80,12 @@ public struct RecognizerOptions: Sendable {
     /// loop better than it fits a command's silences, so real commands fall further short. At 12
     /// the contexts lost 93 of 1512 commands in noise to save 45 false acceptances; at 20, 22 for 30.
     public var noisyVerificationMarginPerFrame: Double? = 20
+    /// A decoded command must hold at least this many seconds of voiced speech (nil: no check;
+    /// see `Voicing`). Every command has a vowel; a burst of clatter decoded as "done" has none.
+    /// Chosen on Audio/* with room noises (BENCHMARKS.md, "Voicing"): with clatter at 12 dB,
+    /// false acceptance 10 -> 4 of 82; of 1611 right commands in all noises, the least voiced
+    /// had 0.02 s, and the clatter taken for commands at most 0.01 s.
+    public var minVoicedSeconds: Double? = 0.02
     /// Decoded phrases shorter than this are not verified: a word or two is too short for the
     /// comparison to mean anything (on Audio/builtins, right and wrong single words overlap).
     public var verificationMinWords = 3
@@ -387,6 +393,24 @@ public final class CommandRecognizer {
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false) throws(HeedError) -> Utterance? {
+        voiced(try decodeWithRetries(samples, startSample: startSample, noisy: noisy), samples, startSample: startSample)
+    }
+
+    /// The utterance, or not understood when the stretch it was heard in has less voiced speech
+    /// than `minVoicedSeconds`.
+    private func voiced(_ utterance: Utterance?, _ samples: ArraySlice<Int16>, startSample: Int) -> Utterance? {
+        guard let utterance, utterance.understood, let minimum = options.minVoicedSeconds else { return utterance }
+        let lower = max(samples.startIndex, samples.startIndex + Int(utterance.start * Double(sampleRate)) - startSample)
+        let upper = min(samples.endIndex, samples.startIndex + Int(utterance.end * Double(sampleRate)) - startSample)
+        // A hundredth of a frame's slack: the duration is a count of 10 ms frames.
+        guard lower >= upper || Voicing.voicedDuration(in: samples[lower..<upper], sampleRate: sampleRate, enough: minimum) < minimum - 0.001
+        else { return utterance }
+        return utterance.rejected
+    }
+
+    /// The passes of `decodeUtterance`: the whole utterance, then (when that was not a command)
+    /// the words said over background talk, then only the loudest stretch.
+    private func decodeWithRetries(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
         try selectSearch(noisy: noisy)
         let hypothesis = try decode(samples)
         let first = try verified(interpret(hypothesis, startSample: startSample, sampleCount: samples.count), hypothesis, samples, noisy: noisy)
@@ -506,12 +530,7 @@ public final class CommandRecognizer {
         let loop = try decode(samples, alternatives: false)
         try selectSearch(noisy: noisy)
         let shortfall = (loop.acousticScore(frames: frames) - hypothesis.acousticScore(frames: frames)) / Double(frames.count)
-        guard shortfall > margin else { return utterance }
-        var rejected = utterance
-        rejected.understood = false
-        rejected.intent = nil
-        rejected.transcript = ""
-        return rejected
+        return shortfall > margin ? utterance.rejected : utterance
     }
 
     /// What the speech so far sounds like, for live feedback: the utterance up to now decoded the
@@ -620,6 +639,17 @@ public final class CommandRecognizer {
     }
 
     static func baseWord(_ word: String) -> String { Decoder.baseWord(word) }
+}
+
+extension Utterance {
+    /// The same stretch of speech, reported as not understood.
+    var rejected: Utterance {
+        var rejected = self
+        rejected.understood = false
+        rejected.intent = nil
+        rejected.transcript = ""
+        return rejected
+    }
 }
 
 extension Array where Element: Equatable {

@@ -11,6 +11,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Per-word probability of the non-command path; higher rejects more.", valueName: "P"))
     var garbagePenalty: Double?
 
+    @Option(help: ArgumentHelp("The same for utterances heard through noise (default 1e-4).", valueName: "P"))
+    var noisyGarbagePenalty: Double?
+
     @Option(help: ArgumentHelp("Report decoded commands below this confidence as not understood.", valueName: "0..1"))
     var minConfidence: Double?
 
@@ -32,6 +35,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("In a noisy utterance, take the decoded words within this many dB of the loudest as the command when they form one and all other words are quieter (background talk; default 6); 0 turns it off.", valueName: "DB"))
     var foregroundWordMargin: Double?
 
+    @Option(help: ArgumentHelp("Take a decoded command only when the stretch it was heard in holds this many seconds of voiced speech (default 0.02; clatter has none); 0 turns the check off.", valueName: "SECONDS"))
+    var minVoiced: Double?
+
     @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
@@ -47,16 +53,19 @@ struct TuningOptions: ParsableArguments {
         }
         if let minConfidence, !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
         if let garbagePenalty, !(garbagePenalty > 0 && garbagePenalty <= 1) { throw ValidationError("--garbage-penalty must be in (0, 1]") }
+        if let noisyGarbagePenalty, !(noisyGarbagePenalty > 0 && noisyGarbagePenalty <= 1) { throw ValidationError("--noisy-garbage-penalty must be in (0, 1]") }
         if let noiseSuppression, !(0...60).contains(noiseSuppression) { throw ValidationError("--noise-suppression must be between 0 (off) and 60 dB") }
         if noiseSuppression != nil, noiseSuppressor != nil { throw ValidationError("--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor") }
         if let foregroundWordMargin, !(0...40).contains(foregroundWordMargin) { throw ValidationError("--foreground-word-margin must be between 0 (off) and 40 dB") }
         if let maskingNoise, !(0...90).contains(maskingNoise) { throw ValidationError("--masking-noise must be between 0 (off) and 90 dB") }
+        if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
 
     func options() -> RecognizerOptions {
         var options = RecognizerOptions()
         if let garbagePenalty { options.garbageWordPenalty = garbagePenalty }
+        if let noisyGarbagePenalty { options.noisyGarbageWordPenalty = noisyGarbagePenalty }
         if let minConfidence { options.minConfidence = minConfidence }
         if let trailingSilence { options.endpointer.trailingSilence = trailingSilence }
         if noFrontEnd {
@@ -76,6 +85,7 @@ struct TuningOptions: ParsableArguments {
         if let noiseSuppression { noiseSuppressionSettings(noiseSuppression > 0 ? .speex(maxAttenuationDB: noiseSuppression) : nil, &options) }
         if let noiseSuppressor { noiseSuppressionSettings(noiseSuppressor.method, &options) }
         if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
+        if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
         for argument in decoderArguments {
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)

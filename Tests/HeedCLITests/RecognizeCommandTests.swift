@@ -44,6 +44,13 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func minVoicedOutOfRangeIsAUsageError() throws {
+        let result = try CLI.run(["recognize", "--min-voiced", "2", "Audio/demo/stop.wav"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--min-voiced must be between 0 (off) and 1 second"))
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func severalFilesAndANegative() throws {
         let result = try CLI.run(["recognize", "Audio/demo/start-pause-stop.wav", "Audio/demo/what-time-is-it.wav", "Audio/demo/done.wav"])
         #expect(result.status == 0)
