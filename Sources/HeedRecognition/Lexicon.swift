@@ -1,12 +1,15 @@
 import Foundation
 import Synchronization
 
-/// A CMUdict-format pronunciation dictionary kept as its file's bytes with a hash index, so
-/// the decoder is given only the words its grammars use.
+/// A CMUdict-format pronunciation dictionary as a hash index of its file's lines, so the
+/// decoder is given only the words its grammars use.
 ///
 /// PocketSphinx's own loader turns every one of cmudict's 134 000 entries into C structures:
 /// about 22 MB and 0.1 s at every start, for command grammars that use a few hundred words.
-/// The file's bytes and this index take about 4 MB and a few milliseconds.
+/// The index takes 1 MB and a few milliseconds to build; a word's lines are read back from the
+/// file when it is looked up (a few hundred reads for a grammar), so the 3.3 MB of text is not
+/// kept in memory. A file changed after indexing cannot mislead it: a line read back must still
+/// start with the word looked up.
 package final class Lexicon: Sendable {
     package struct Entry: Equatable {
         /// As the file spells it: "read", or "read(2)" for an alternate pronunciation.
@@ -15,28 +18,51 @@ package final class Lexicon: Sendable {
     }
 
     let source: URL
-    private let bytes: [UInt8]
+    /// Where the lines are read back from.
+    private let text: Text
     /// Open addressing over the hash of each line's base word: a line's start plus one (0: empty).
     private let slots: [Int32]
 
+    private enum Text {
+        /// Text given in memory (tests, the fuzzer).
+        case bytes([UInt8])
+        /// An open file, read with pread (which keeps no shared offset, so lookups may run on
+        /// several threads at once).
+        case file(FileDescriptor)
+    }
+
+    /// Closes the file when the lexicon goes away.
+    private final class FileDescriptor: Sendable {
+        let raw: Int32
+        init(_ raw: Int32) { self.raw = raw }
+        deinit { close(raw) }
+    }
+
     convenience init(contentsOf url: URL) throws(RecognitionError) {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0, let data = FileManager.default.contents(atPath: url.path) else {
+            if descriptor >= 0 { close(descriptor) }
             throw RecognitionError(kind: .dictionary, function: "Lexicon", message: "cannot read the pronunciation dictionary \(url.path)")
         }
-        try self.init(bytes: [UInt8](data), source: url)
+        try self.init(indexing: [UInt8](data), text: .file(FileDescriptor(descriptor)), source: url)
     }
 
     /// A dictionary's text as bytes (`source` only names it in errors).
-    package init(bytes: [UInt8], source: URL) throws(RecognitionError) {
+    package convenience init(bytes: [UInt8], source: URL) throws(RecognitionError) {
+        try self.init(indexing: bytes, text: .bytes(bytes), source: source)
+    }
+
+    private init(indexing bytes: [UInt8], text: Text, source: URL) throws(RecognitionError) {
         guard bytes.count < Int(Int32.max) else {
             throw RecognitionError(kind: .dictionary, function: "Lexicon", message: "\(source.path) is too large for a pronunciation dictionary")
         }
         self.source = source
-        self.bytes = bytes
+        self.text = text
         var lineStarts: [Int32] = []
         Self.forEachLine(bytes) { lineStarts.append(Int32($0)) }
+        // At most two thirds full, so a probe sequence stays short.
         var capacity = 1024
-        while capacity < lineStarts.count * 2 { capacity *= 2 }
+        while capacity * 2 < lineStarts.count * 3 { capacity *= 2 }
         var slots = [Int32](repeating: 0, count: capacity)
         bytes.withUnsafeBufferPointer { text in
             for start in lineStarts {
@@ -55,16 +81,15 @@ package final class Lexicon: Sendable {
         let key = Array(word.utf8)
         guard !key.isEmpty else { return [] }
         var found: [(start: Int, entry: Entry)] = []
-        bytes.withUnsafeBufferPointer { text in
-            var slot = key.withUnsafeBufferPointer { Self.hash($0[...]) } & (slots.count - 1)
-            while slots[slot] != 0 {
-                let start = Int(slots[slot] - 1)
-                let base = Self.baseWord(in: text, lineStart: start)
-                if text[base].elementsEqual(key), let entry = Self.entry(in: text, lineStart: start) {
+        var slot = key.withUnsafeBufferPointer { Self.hash($0[...]) } & (slots.count - 1)
+        while slots[slot] != 0 {
+            let start = Int(slots[slot] - 1)
+            line(at: start).withUnsafeBufferPointer { line in
+                if line[Self.baseWord(in: line, lineStart: 0)].elementsEqual(key), let entry = Self.entry(in: line, lineStart: 0) {
                     found.append((start, entry))
                 }
-                slot = (slot + 1) & (slots.count - 1)
             }
+            slot = (slot + 1) & (slots.count - 1)
         }
         // The base spelling before its alternates: PocketSphinx refuses "word(2)" without "word".
         return found.sorted { ($0.entry.name == word ? 0 : 1, $0.start) < ($1.entry.name == word ? 0 : 1, $1.start) }.map(\.entry)
@@ -83,6 +108,29 @@ package final class Lexicon: Sendable {
     }
 
     private static let cache = Mutex<[String: Lexicon]>([:])
+
+    /// The line that starts at byte `start`, without its newline; empty when it cannot be read.
+    private func line(at start: Int) -> [UInt8] {
+        switch text {
+        case .bytes(let bytes):
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            return Array(bytes[start..<end])
+        case .file(let file):
+            // cmudict's lines are under 100 bytes; a longer one is read on in larger pieces.
+            var line: [UInt8] = []
+            var chunk = 128
+            while line.count < 1 << 16 {
+                var piece = [UInt8](repeating: 0, count: chunk)
+                let count = piece.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, chunk, off_t(start + line.count)) }
+                guard count > 0 else { return line }
+                if let newline = piece[..<count].firstIndex(of: 0x0A) { return line + piece[..<newline] }
+                line += piece[..<count]
+                chunk *= 2
+            }
+            return line
+        }
+    }
 
     // MARK: Reading lines
 

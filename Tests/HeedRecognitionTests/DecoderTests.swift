@@ -106,6 +106,23 @@ import Testing
         #expect(throws: RecognitionError.self) { try Lexicon(contentsOf: file.appendingPathExtension("missing")) }
     }
 
+    /// Lines are read back from the file at lookup; a file rewritten since gives no entry rather
+    /// than a wrong one or a crash.
+    @Test func lexiconIgnoresLinesChangedAfterIndexing() throws {
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("changing.dict")
+        try Data("read R EH D\nreader R IY D ER\nstop S T AA P\n".utf8).write(to: file)
+        let lexicon = try Lexicon(contentsOf: file)
+        #expect(lexicon.entries(for: "stop") == [.init(name: "stop", phones: "S T AA P")])
+        // Rewritten in place: the same offsets now hold other words, and the file is shorter.
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data("rear R IH R\nroad R OW D\n".utf8))
+        try handle.close()
+        #expect(lexicon.entries(for: "read").isEmpty)
+        #expect(lexicon.entries(for: "reader").isEmpty)
+        #expect(lexicon.entries(for: "stop").isEmpty)
+    }
+
     /// Verification compares two paths over the same frames: a segment that straddles the range
     /// counts in proportion to its frames inside it.
     @Test func acousticScoreOverFramesProratesStraddlingSegments() {
