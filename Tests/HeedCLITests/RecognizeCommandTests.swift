@@ -30,24 +30,17 @@ import Testing
         #expect(try result.stdout.split(separator: "\n").map(json).map { $0["intent"] as? String } == ["start", "pause", "stop"])
     }
 
-    @Test func conflictingSuppressorOptionsAreAUsageError() throws {
-        let result = try CLI.run(["recognize", "--noise-suppressor", "webrtc", "--noise-suppression", "10", "Audio/demo/stop.wav"])
+    /// Tuning options out of range, or at odds with each other: a usage error naming the problem.
+    @Test(arguments: [
+        (["--noise-suppressor", "webrtc", "--noise-suppression", "10"], "--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor"),
+        (["--masking-noise", "120"], "--masking-noise must be between 0 (off) and 90 dB"),
+        (["--min-voiced", "2"], "--min-voiced must be between 0 (off) and 1 second"),
+        (["--noisy-garbage-penalty", "0"], "--noisy-garbage-penalty must be in (0, 1]"),
+    ])
+    func badTuningOptionIsAUsageError(options: [String], message: String) throws {
+        let result = try CLI.run(["recognize"] + options + ["Audio/demo/stop.wav"])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor"))
-        #expect(result.stdout.isEmpty)
-    }
-
-    @Test func maskingNoiseOutOfRangeIsAUsageError() throws {
-        let result = try CLI.run(["recognize", "--masking-noise", "120", "Audio/demo/stop.wav"])
-        #expect(result.status == 64)
-        #expect(result.stderr.contains("--masking-noise must be between 0 (off) and 90 dB"))
-        #expect(result.stdout.isEmpty)
-    }
-
-    @Test func minVoicedOutOfRangeIsAUsageError() throws {
-        let result = try CLI.run(["recognize", "--min-voiced", "2", "Audio/demo/stop.wav"])
-        #expect(result.status == 64)
-        #expect(result.stderr.contains("--min-voiced must be between 0 (off) and 1 second"))
+        #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
