@@ -402,7 +402,7 @@ public final class CommandRecognizer {
         guard let utterance, utterance.understood, let minimum = options.minVoicedSeconds else { return utterance }
         let lower = max(samples.startIndex, samples.startIndex + Int(utterance.start * Double(sampleRate)) - startSample)
         let upper = min(samples.endIndex, samples.startIndex + Int(utterance.end * Double(sampleRate)) - startSample)
-        // A hundredth of a frame's slack: the duration is a count of 10 ms frames.
+        // A millisecond of slack for rounding: the duration is a whole number of 10 ms frames.
         guard lower >= upper || Voicing.voicedDuration(in: samples[lower..<upper], sampleRate: sampleRate, enough: minimum) < minimum - 0.001
         else { return utterance }
         return utterance.rejected
