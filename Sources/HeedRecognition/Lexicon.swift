@@ -40,11 +40,12 @@ package final class Lexicon: Sendable {
 
     convenience init(contentsOf url: URL) throws(RecognitionError) {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0, let data = FileManager.default.contents(atPath: url.path) else {
-            if descriptor >= 0 { close(descriptor) }
+        let file = descriptor >= 0 ? FileDescriptor(descriptor) : nil
+        // Indexed from the same open file that lookups read, not from the path a second time.
+        guard let file, let data = try? FileHandle(fileDescriptor: file.raw, closeOnDealloc: false).readToEnd() ?? Data() else {
             throw RecognitionError(kind: .dictionary, function: "Lexicon", message: "cannot read the pronunciation dictionary \(url.path)")
         }
-        try self.init(indexing: [UInt8](data), text: .file(FileDescriptor(descriptor)), source: url)
+        try self.init(indexing: [UInt8](data), text: .file(file), source: url)
     }
 
     /// A dictionary's text as bytes (`source` only names it in errors).
