@@ -25,37 +25,34 @@ public enum Voicing {
         let shortest = Int((Double(sampleRate) / pitchRange.upperBound).rounded(.down))
         let longest = Int((Double(sampleRate) / pitchRange.lowerBound).rounded(.up))
         guard values.count >= window + longest else { return 0 }
+        // Running sums of squares: any window's energy in two lookups, the shifted ones included.
+        var squares = [0.0]
+        squares.reserveCapacity(values.count + 1)
+        for value in values { squares.append(squares[squares.count - 1] + value * value) }
+        let energy = { (start: Int) in squares[start + window] - squares[start] }
         let starts = Array(stride(from: 0, through: values.count - window - longest, by: hop))
-        let energies = starts.map { start in values[start..<start + window].reduce(0) { $0 + $1 * $1 } }
-        guard let loudest = energies.max(), loudest > 0 else { return 0 }
+        guard let loudest = starts.map(energy).max(), loudest > 0 else { return 0 }
         let floor = loudest * pow(10, -levelRangeDB / 10)
         let needed = enough.isFinite ? max(0, Int((enough * 100).rounded(.up))) : .max
         var voiced = 0
-        for (index, start) in starts.enumerated() where energies[index] >= floor {
+        for start in starts where energy(start) >= floor {
             if voiced >= needed { break }
-            if isPeriodic(values, start: start, window: window, lags: shortest...longest) { voiced += 1 }
+            if isPeriodic(values, start: start, window: window, lags: shortest...longest, energy: energy) { voiced += 1 }
         }
         return Double(voiced) / 100
     }
 
     /// Whether the window at `start` correlates with itself one pitch period later, for some
-    /// period in `lags`.
-    static func isPeriodic(_ x: [Double], start: Int, window: Int, lags: ClosedRange<Int>) -> Bool {
-        var energy = 0.0
-        for i in start..<start + window { energy += x[i] * x[i] }
-        guard energy > 0 else { return false }
-        // The shifted window's energy, updated as the lag grows instead of summed afresh.
-        var shiftedEnergy = 0.0
-        for i in (start + lags.lowerBound)..<(start + lags.lowerBound + window) { shiftedEnergy += x[i] * x[i] }
+    /// period in `lags`; `energy` gives the energy of the window that starts at a sample.
+    static func isPeriodic(_ x: [Double], start: Int, window: Int, lags: ClosedRange<Int>, energy: (Int) -> Double) -> Bool {
+        let own = energy(start)
+        guard own > 0 else { return false }
         for lag in lags {
-            if lag > lags.lowerBound {
-                let leaving = x[start + lag - 1], entering = x[start + lag + window - 1]
-                shiftedEnergy += entering * entering - leaving * leaving
-            }
-            guard shiftedEnergy > 0 else { continue }
+            let shifted = energy(start + lag)
+            guard shifted > 0 else { continue }
             var product = 0.0
             for i in start..<start + window { product += x[i] * x[i + lag] }
-            if product / (energy * shiftedEnergy).squareRoot() >= minPeriodicity { return true }
+            if product / (own * shifted).squareRoot() >= minPeriodicity { return true }
         }
         return false
     }
