@@ -55,8 +55,14 @@ public final class DecisionStore: Sendable {
                     guard try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" else {
                         throw StoreProblem.corrupt
                     }
-                    let hasTable = try db.tableExists("decisions")
-                    let objects = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                    // One statement, so one snapshot: read apart, another process could create
+                    // the table between the two reads, and this one would call its store foreign.
+                    let schema = try Row.fetchOne(db, sql: """
+                        SELECT count(*) AS objects, count(CASE WHEN type = 'table' AND name = 'decisions' THEN 1 END) AS tables
+                        FROM sqlite_master
+                        """)
+                    let objects: Int = schema?["objects"] ?? 0
+                    let hasTable = (schema?["tables"] ?? 0) > 0
                     if !hasTable && existed && objects > 0 {
                         throw StoreProblem.foreign
                     }
