@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the synthetic recordings in Audio/demo, builtins, coffee, dialogue, shortcuts and home with
+# Regenerates the synthetic recordings in Audio/demo, builtins, coffee, dialogue, shortcuts, home and workshop with
 # espeak-ng and sox (noise with a fixed seed, so a rerun on the same espeak-ng gives the same files;
-# `make-fixtures.sh dialogue` or `home` remakes only those suites).
+# `make-fixtures.sh dialogue`, `home` or `workshop` remakes only those suites).
 # The WAVs are committed; rerun this only to change them. Needs: espeak-ng sox.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -130,8 +130,81 @@ make_home() {
     echo "made $(ls home/*.wav | wc -l) smart-home recordings"
 }
 
+# Workshop context suite (Models/contexts/workshop.yml): intents that share their words and
+# differ in slots, each request in five voices at two speeds, and near misses of the commands.
+# The phrases were written down before any of them was decoded. Run with `workshop` as the first
+# argument to remake only these.
+make_workshop() {
+    rm -rf workshop && mkdir -p workshop
+    local requests=(
+        "turn on the drill press|machineOn|machine: drill press"
+        "switch the dust extractor on|machineOn|machine: dust extractor"
+        "start the air compressor|machineOn|machine: air compressor"
+        "power up the laser cutter|machineOn|machine: laser cutter"
+        "turn off the band saw|machineOff|machine: band saw"
+        "switch the soldering station off|machineOff|machine: soldering station"
+        "shut down the lathe|machineOff|machine: lathe"
+        "stop the table saw|machineOff|machine: table saw"
+        "set the lathe to high speed|setSpeed|machine: lathe, speed: high"
+        "run the drill press at low speed|setSpeed|machine: drill press, speed: low"
+        "medium speed on the band saw|setSpeed|speed: medium, machine: band saw"
+        "set a timer for fifteen minutes|setTimer|minutes: fifteen"
+        "start a forty five minute timer|setTimer|minutes: forty five"
+        "remind me in ten minutes|setTimer|minutes: ten"
+        "cancel the timer|cancelTimer|"
+        "how much time is left on the timer|timeLeft|"
+        "what is the air pressure right now|readGauge|gauge: air pressure"
+        "check the humidity|readGauge|gauge: humidity"
+        "read the spindle speed|readGauge|gauge: spindle speed"
+        "what is the voltage|readGauge|gauge: voltage"
+        "start recording|startRecording|"
+        "end the recording|stopRecording|"
+        "emergency stop|emergencyStop|"
+        "stop everything now|emergencyStop|"
+    )
+    local negatives=(
+        "turn on the radio" "switch the channel" "start the car" "stop the bus"
+        "the drill is in the drawer" "set the table" "what is the time" "check the mail"
+        "read me a story" "run to the store" "the lathe is broken again" "power to the people"
+        "I need a new saw blade" "how much is left in the bank" "remind me to call my mother"
+        "the laser is too bright" "is the compressor loud" "cancel my subscription"
+        "what a lovely day" "pass me the hammer"
+    )
+    local voices=(en-us en en+m3 en-us+f2 en+f4)
+    {
+        echo "# Expected outcome of each recording, for the workshop context. Made by make-fixtures.sh."
+        echo "contexts: [../../Models/contexts/workshop.yml]"
+        echo "builtins: false"
+        echo "files:"
+    } > workshop/suite.yml
+    local n=0 entry text intent slots voice speed file
+    for entry in "${requests[@]}"; do
+        IFS='|' read -r text intent slots <<< "$entry"
+        n=$((n + 1))
+        for voice in "${voices[@]}"; do
+            for speed in 130 175; do
+                file="$intent-$(printf %02d $n)-${voice//+/_}-$speed.wav"
+                say "$voice" "$speed" "$text" "workshop/$file" -r 16000 -c 1 -b 16
+                echo "  $file: {intent: $intent, slots: {$slots}}  # $text" >> workshop/suite.yml
+            done
+        done
+    done
+    # Each non-command in two of the five voices, a different pair for each.
+    n=0
+    for text in "${negatives[@]}"; do
+        for voice in "${voices[$((n % 5))]}" "${voices[$(((n + 2) % 5))]}"; do
+            file="none-$(printf %02d $((n + 1)))-${voice//+/_}.wav"
+            say "$voice" 150 "$text" "workshop/$file" -r 16000 -c 1 -b 16
+            echo "  $file: {understood: false}  # $text" >> workshop/suite.yml
+        done
+        n=$((n + 1))
+    done
+    echo "made $(ls workshop/*.wav | wc -l) workshop recordings"
+}
+
 if [ "$only" = dialogue ]; then make_dialogue; exit 0; fi
 if [ "$only" = home ]; then make_home; exit 0; fi
+if [ "$only" = workshop ]; then make_workshop; exit 0; fi
 
 # Demo: one file per built-in command, in the formats real recorders produce, plus a file with
 # three commands and one with speech that is not a command.
@@ -234,3 +307,4 @@ echo "made $(ls coffee/*.wav | wc -l) coffee recordings"
 
 make_dialogue
 make_home
+make_workshop

@@ -86,6 +86,11 @@ public struct RecognizerOptions: Sendable {
     /// false acceptance 10 -> 4 of 82; of 1611 right commands in all noises, the least voiced
     /// had 0.02 s, and the clatter taken for commands at most 0.01 s.
     public var minVoicedSeconds: Double? = 0.02
+    /// Command words also get the pronunciation of non-rhotic English ("start" without its r;
+    /// see `AccentVariants`), at this probability against the dictionary's (nil: not). On
+    /// Audio/workshop's British voices, "start" was heard as "stop" in 10 of 20 recordings
+    /// without it (BENCHMARKS.md, "Accents").
+    public var nonRhoticProbability: Double? = 0.1
     /// Decoded phrases shorter than this are not verified: a word or two is too short for the
     /// comparison to mean anything (on Audio/builtins, right and wrong single words overlap).
     public var verificationMinWords = 3
@@ -168,6 +173,7 @@ public final class CommandRecognizer {
         var commandGraph = Grammar()
         for phrase in commands.phrases { commandGraph.addPhrase(phrase) }
         for context in contexts { ContextCompiler.add(context, to: &commandGraph) }
+        addAccentVariants(to: &commandGraph)
         let garbage = Self.garbageUnits(commandWords: commandWords, decoder: decoder)
         do {
             try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty),
@@ -221,6 +227,7 @@ public final class CommandRecognizer {
         if !builtAnswerSearches.contains(name) {
             var graph = Grammar()
             for phrase in phrases { graph.addPhrase(phrase) }
+            addAccentVariants(to: &graph)
             let garbage = Self.garbageUnits(commandWords: Set(phrases.joined()), decoder: decoder)
             do { try decoder.add(Self.withGarbage(graph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty), named: name) } catch {
                 throw HeedError(error)
@@ -275,6 +282,23 @@ public final class CommandRecognizer {
             meaning = Vocabulary.commands(commands, contexts: prepared).match(spelled)
         }
         return try PhraseRules.check(shortcut, others: others, meaningElsewhere: meaning, missingWords: missing)
+    }
+
+    /// Lets each word of `graph` also be heard in its non-rhotic forms (`options.nonRhoticProbability`):
+    /// they are dictionary words of their own ("start~nr", with alternates of its own when the
+    /// word has several pronunciations), on parallel transitions that cost that probability.
+    private func addAccentVariants(to graph: inout Grammar) {
+        guard let probability = options.nonRhoticProbability else { return }
+        var variants: [String: [String]] = [:]
+        for word in graph.words {
+            let pronunciations = decoder.pronunciations(of: word)
+            let forms = pronunciations.compactMap(AccentVariants.nonRhotic).filter { !pronunciations.contains($0) }
+            guard !forms.isEmpty else { continue }
+            let name = word + AccentVariants.marker
+            guard forms.allSatisfy({ decoder.addWord(name, phones: $0) }) else { continue }
+            variants[word] = [name]
+        }
+        graph.addVariants(variants, probability: probability)
     }
 
     /// The two ways out for speech that is not a command: common words, and single phones for

@@ -173,14 +173,28 @@ public final class Decoder {
         return loadedPronunciation(of: word)
     }
 
+    /// Every pronunciation of `word`: its own, then its alternates ("word(2)", "word(3)", ...).
+    public func pronunciations(of word: String) -> [String] {
+        let base = Self.baseWord(word)
+        guard let first = pronunciation(of: base) else { return [] }
+        var all = [first]
+        for alternate in 2...32 {
+            guard let phones = pronunciation(of: "\(base)(\(alternate))") else { break }
+            all.append(phones)
+        }
+        return all
+    }
+
     private func loadedPronunciation(of word: String) -> String? {
         guard let phones = ps_lookup_word(decoder, word) else { return nil }
         defer { free(phones) }
         return String(cString: phones)
     }
 
-    /// "read(2)" is an alternate pronunciation of "read".
+    /// "read(2)" is an alternate pronunciation of "read", and "start~nr" an accent's
+    /// (`AccentVariants.marker`).
     public static func baseWord(_ word: String) -> String {
+        if word.hasSuffix(AccentVariants.marker) { return String(word.dropLast(AccentVariants.marker.count)) }
         guard let paren = word.firstIndex(of: "("), word.hasSuffix(")") else { return word }
         return String(word[..<paren])
     }

@@ -56,6 +56,18 @@ public struct Grammar: Equatable, Sendable {
         }
     }
 
+    /// Gives every transition on a word in `variants` a parallel one on each of its variants (other
+    /// dictionary words that stand for it, such as an accent's pronunciation), at `probability`
+    /// times the original's: a variant wins only when it fits the audio that much better.
+    public mutating func addVariants(_ variants: [String: [String]], probability: Double) {
+        for transition in transitions {
+            guard let word = transition.word, let others = variants[word] else { continue }
+            for other in others {
+                add(from: transition.from, to: transition.to, word: other, probability: transition.probability * probability)
+            }
+        }
+    }
+
     /// Adds a loop of garbage "words" that can stand for any speech that is not a command: alone,
     /// before a command, or after one ("please stop", "cancel my appointment"). A path through it
     /// marks the utterance as not understood. `penalty` is the probability charged per garbage

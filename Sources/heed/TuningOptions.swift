@@ -38,6 +38,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Take a decoded command only when the stretch it was heard in holds this many seconds of voiced speech (default 0.02; clatter has none); 0 turns the check off.", valueName: "SECONDS"))
     var minVoiced: Double?
 
+    @Option(help: ArgumentHelp("Probability of hearing a command word without the r after a vowel, as British or Australian English says \"start\", against the dictionary's General American (default 0.1); 0 hears General American only.", valueName: "P"))
+    var nonRhotic: Double?
+
     @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
@@ -58,6 +61,7 @@ struct TuningOptions: ParsableArguments {
         if noiseSuppression != nil, noiseSuppressor != nil { throw ValidationError("--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor") }
         if let foregroundWordMargin, !(0...40).contains(foregroundWordMargin) { throw ValidationError("--foreground-word-margin must be between 0 (off) and 40 dB") }
         if let maskingNoise, !(0...90).contains(maskingNoise) { throw ValidationError("--masking-noise must be between 0 (off) and 90 dB") }
+        if let nonRhotic, !(0...1).contains(nonRhotic) { throw ValidationError("--non-rhotic must be between 0 (off) and 1") }
         if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
@@ -85,6 +89,7 @@ struct TuningOptions: ParsableArguments {
         if let noiseSuppression { noiseSuppressionSettings(noiseSuppression > 0 ? .speex(maxAttenuationDB: noiseSuppression) : nil, &options) }
         if let noiseSuppressor { noiseSuppressionSettings(noiseSuppressor.method, &options) }
         if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
+        if let nonRhotic { options.nonRhoticProbability = nonRhotic > 0 ? nonRhotic : nil }
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
         for argument in decoderArguments {

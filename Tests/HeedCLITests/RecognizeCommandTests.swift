@@ -36,6 +36,7 @@ import Testing
         (["--masking-noise", "120"], "--masking-noise must be between 0 (off) and 90 dB"),
         (["--min-voiced", "2"], "--min-voiced must be between 0 (off) and 1 second"),
         (["--noisy-garbage-penalty", "0"], "--noisy-garbage-penalty must be in (0, 1]"),
+        (["--non-rhotic", "1.5"], "--non-rhotic must be between 0 (off) and 1"),
     ])
     func badTuningOptionIsAUsageError(options: [String], message: String) throws {
         let result = try CLI.run(["recognize"] + options + ["Audio/demo/stop.wav"])

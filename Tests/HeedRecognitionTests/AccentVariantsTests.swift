@@ -1,0 +1,27 @@
+import Testing
+@testable import HeedRecognition
+
+/// Non-rhotic pronunciations from the dictionary's General American ones.
+struct AccentVariantsTests {
+    @Test(arguments: [
+        ("S T AA R T", "S T AA T"),            // start
+        ("T AY M ER", "T AY M AH"),            // timer
+        ("AO R D ER", "AO D AH"),              // order
+        ("K AA R", "K AA"),                    // car
+        ("AA P ER EY T", "AA P AH R EY T"),    // operate: the r before a vowel stays
+        ("P AW ER", "P AW AH"),                // power
+    ])
+    func anRAfterAVowelIsNotSaid(_ general: String, _ nonRhotic: String) {
+        #expect(AccentVariants.nonRhotic(general) == nonRhotic)
+    }
+
+    @Test(arguments: ["V EH R IY", "D R IH L", "S T AA P", "R EH D"])
+    func wordsWithoutSuchAnRHaveNoVariant(_ phones: String) {
+        #expect(AccentVariants.nonRhotic(phones) == nil)
+    }
+
+    @Test func theVariantsWordNameComesBackToTheWord() {
+        #expect(Decoder.baseWord("start" + AccentVariants.marker) == "start")
+        #expect(Decoder.baseWord("read(2)") == "read")
+    }
+}
