@@ -16,6 +16,9 @@ struct ContextCommand: ParsableCommand {
 
         @Argument(help: "Context files.") var files: [String]
 
+        /// "1 macro", "2 macros".
+        private func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+
         func run() throws {
             var failed = false
             for file in files {
@@ -23,9 +26,9 @@ struct ContextCommand: ParsableCommand {
                     let context = try Context(contentsOf: URL(fileURLWithPath: file))
                     let summary = try CommandRecognizer.summary(of: context)
                     let values = context.slots.values.reduce(0) { $0 + $1.count }
-                    print("\(file): ok: \(context.intentNames.count) intents, \(context.expressions.count) expressions, "
-                          + "\(context.slots.count) slot types (\(values) values), \(context.macros.count) macros, "
-                          + "\(context.vocabulary.count) words; grammar \(summary.states) states, \(summary.transitions) transitions")
+                    print("\(file): ok: \(count(context.intentNames.count, "intent")), \(count(context.expressions.count, "expression")), "
+                          + "\(count(context.slots.count, "slot type")) (\(count(values, "value"))), \(count(context.macros.count, "macro")), "
+                          + "\(count(context.vocabulary.count, "word")); grammar \(summary.states) states, \(summary.transitions) transitions")
                 } catch let error as ContextError {
                     Terminal.error(error.description)
                     failed = true
