@@ -70,11 +70,47 @@ make_dialogue() {
     exchange en-us shortcuts/later-coffee-twice.wav _ "order my coffee" _ "order my coffee"
 }
 
+# Writes DIR/suite.yml and the recordings of a context suite (Models/contexts/CONTEXT): each of
+# `requests` ("text|intent|slots") in every voice of `voices` at every speed of `speeds`, and each
+# of `negatives` at 150 words per minute in the voices `negative_voices N` prints for the N-th
+# (from 0). The caller sets those four and defines negative_voices.
+context_suite() {
+    local dir=$1 context=$2 description=$3
+    rm -rf "$dir" && mkdir -p "$dir"
+    {
+        echo "# Expected outcome of each recording, for the $description context. Made by make-fixtures.sh."
+        echo "contexts: [../../Models/contexts/$context]"
+        echo "builtins: false"
+        echo "files:"
+    } > "$dir/suite.yml"
+    local n=0 entry text intent slots voice speed file
+    for entry in "${requests[@]}"; do
+        IFS='|' read -r text intent slots <<< "$entry"
+        n=$((n + 1))
+        for voice in "${voices[@]}"; do
+            for speed in "${speeds[@]}"; do
+                file="$intent-$(printf %02d $n)-${voice//+/_}-$speed.wav"
+                say "$voice" "$speed" "$text" "$dir/$file" -r 16000 -c 1 -b 16
+                echo "  $file: {intent: $intent, slots: {$slots}}  # $text" >> "$dir/suite.yml"
+            done
+        done
+    done
+    n=0
+    for text in "${negatives[@]}"; do
+        for voice in $(negative_voices $n); do
+            file="none-$(printf %02d $((n + 1)))-${voice//+/_}.wav"
+            say "$voice" 150 "$text" "$dir/$file" -r 16000 -c 1 -b 16
+            echo "  $file: {understood: false}  # $text" >> "$dir/suite.yml"
+        done
+        n=$((n + 1))
+    done
+    echo "made $(ls "$dir"/*.wav | wc -l) $description recordings"
+}
+
 # Smart-home context suite (Models/contexts/home.yml): many expressions and multi-word slot
 # values, each request in three voices at two speeds, and near misses that share its words.
 # Run with `home` as the first argument to remake only these.
 make_home() {
-    rm -rf home && mkdir -p home
     local requests=(
         "turn the kitchen lights blue|changeColor|room: kitchen, color: blue"
         "set the lights in the living room to warm white|changeColor|room: living room, color: warm white"
@@ -99,35 +135,9 @@ make_home() {
         "dim sum for lunch" "what color is the sky" "play with the dog" "turn left at the light"
         "the music was great last night" "blue is my favorite color"
     )
-    local voices=(en-us en+m3 en-us+f2)
-    {
-        echo "# Expected outcome of each recording, for the smart-home context. Made by make-fixtures.sh."
-        echo "contexts: [../../Models/contexts/home.yml]"
-        echo "builtins: false"
-        echo "files:"
-    } > home/suite.yml
-    local n=0 entry text intent slots voice speed file
-    for entry in "${requests[@]}"; do
-        IFS='|' read -r text intent slots <<< "$entry"
-        n=$((n + 1))
-        for voice in "${voices[@]}"; do
-            for speed in 140 175; do
-                file="$intent-$(printf %02d $n)-${voice//+/_}-$speed.wav"
-                say "$voice" "$speed" "$text" "home/$file" -r 16000 -c 1 -b 16
-                echo "  $file: {intent: $intent, slots: {$slots}}  # $text" >> home/suite.yml
-            done
-        done
-    done
-    n=0
-    for text in "${negatives[@]}"; do
-        n=$((n + 1))
-        for voice in en-us en-us+f2; do
-            file="none-$(printf %02d $n)-${voice//+/_}.wav"
-            say "$voice" 150 "$text" "home/$file" -r 16000 -c 1 -b 16
-            echo "  $file: {understood: false}  # $text" >> home/suite.yml
-        done
-    done
-    echo "made $(ls home/*.wav | wc -l) smart-home recordings"
+    local voices=(en-us en+m3 en-us+f2) speeds=(140 175)
+    negative_voices() { echo en-us en-us+f2; }
+    context_suite home home.yml smart-home
 }
 
 # Workshop context suite (Models/contexts/workshop.yml): intents that share their words and
@@ -135,7 +145,6 @@ make_home() {
 # The phrases were written down before any of them was decoded. Run with `workshop` as the first
 # argument to remake only these.
 make_workshop() {
-    rm -rf workshop && mkdir -p workshop
     local requests=(
         "turn on the drill press|machineOn|machine: drill press"
         "switch the dust extractor on|machineOn|machine: dust extractor"
@@ -170,36 +179,10 @@ make_workshop() {
         "the laser is too bright" "is the compressor loud" "cancel my subscription"
         "what a lovely day" "pass me the hammer"
     )
-    local voices=(en-us en en+m3 en-us+f2 en+f4)
-    {
-        echo "# Expected outcome of each recording, for the workshop context. Made by make-fixtures.sh."
-        echo "contexts: [../../Models/contexts/workshop.yml]"
-        echo "builtins: false"
-        echo "files:"
-    } > workshop/suite.yml
-    local n=0 entry text intent slots voice speed file
-    for entry in "${requests[@]}"; do
-        IFS='|' read -r text intent slots <<< "$entry"
-        n=$((n + 1))
-        for voice in "${voices[@]}"; do
-            for speed in 130 175; do
-                file="$intent-$(printf %02d $n)-${voice//+/_}-$speed.wav"
-                say "$voice" "$speed" "$text" "workshop/$file" -r 16000 -c 1 -b 16
-                echo "  $file: {intent: $intent, slots: {$slots}}  # $text" >> workshop/suite.yml
-            done
-        done
-    done
+    local voices=(en-us en en+m3 en-us+f2 en+f4) speeds=(130 175)
     # Each non-command in two of the five voices, a different pair for each.
-    n=0
-    for text in "${negatives[@]}"; do
-        for voice in "${voices[$((n % 5))]}" "${voices[$(((n + 2) % 5))]}"; do
-            file="none-$(printf %02d $((n + 1)))-${voice//+/_}.wav"
-            say "$voice" 150 "$text" "workshop/$file" -r 16000 -c 1 -b 16
-            echo "  $file: {understood: false}  # $text" >> workshop/suite.yml
-        done
-        n=$((n + 1))
-    done
-    echo "made $(ls workshop/*.wav | wc -l) workshop recordings"
+    negative_voices() { echo "${voices[$(($1 % 5))]}" "${voices[$((($1 + 2) % 5))]}"; }
+    context_suite workshop workshop.yml workshop
 }
 
 if [ "$only" = dialogue ]; then make_dialogue; exit 0; fi
