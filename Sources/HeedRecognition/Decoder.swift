@@ -164,7 +164,7 @@ public final class Decoder {
     /// alternates, so every word of the dictionary behaves as if it had been loaded at start.
     public func pronunciation(of word: String) -> String? {
         if let phones = loadedPronunciation(of: word) { return phones }
-        let base = Self.baseWord(word)
+        let base = Self.dictionaryEntry(word)
         guard lexiconLookups.insert(base).inserted else { return nil }
         for entry in lexicon.entries(for: base) {
             // A line whose phones the model lacks is skipped, as PocketSphinx's loader skips it.
@@ -175,7 +175,7 @@ public final class Decoder {
 
     /// Every pronunciation of `word`: its own, then its alternates ("word(2)", "word(3)", ...).
     public func pronunciations(of word: String) -> [String] {
-        let base = Self.baseWord(word)
+        let base = Self.dictionaryEntry(word)
         guard let first = pronunciation(of: base) else { return [] }
         var all = [first]
         for alternate in 2...32 {
@@ -191,10 +191,16 @@ public final class Decoder {
         return String(cString: phones)
     }
 
-    /// "read(2)" is an alternate pronunciation of "read", and "start~nr" an accent's
-    /// (`AccentVariants.marker`).
+    /// The word a decoded word stands for: "read(2)" is an alternate pronunciation of "read",
+    /// "start~nr" an accent's (`AccentVariants.marker`), and "start~nr(2)" that accent's second.
     public static func baseWord(_ word: String) -> String {
-        if word.hasSuffix(AccentVariants.marker) { return String(word.dropLast(AccentVariants.marker.count)) }
+        let entry = dictionaryEntry(word)
+        return entry.hasSuffix(AccentVariants.marker) ? String(entry.dropLast(AccentVariants.marker.count)) : entry
+    }
+
+    /// The dictionary word whose alternate `word` is ("read" for "read(2)", "start~nr" for
+    /// "start~nr(2)"): alternates are numbered per dictionary word, as PocketSphinx links them.
+    static func dictionaryEntry(_ word: String) -> String {
         guard let paren = word.firstIndex(of: "("), word.hasSuffix(")") else { return word }
         return String(word[..<paren])
     }
@@ -207,7 +213,7 @@ public final class Decoder {
         let phones = phones.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard let existing = pronunciation(of: word) else { return ps_add_word(decoder, word, phones, 0) >= 0 }
         if existing == phones { return true }
-        let base = Self.baseWord(word)
+        let base = Self.dictionaryEntry(word)
         for alternate in 2...32 {
             let name = "\(base)(\(alternate))"
             guard let known = pronunciation(of: name) else { return ps_add_word(decoder, name, phones, 0) >= 0 }

@@ -44,7 +44,7 @@ import Testing
 
     /// Intents that share their words ("start the lathe", "stop the lathe", "start recording")
     /// in five voices, three of them British, at two speeds, and near misses (BENCHMARKS.md,
-    /// "Accents": 224/240, 2/40 false).
+    /// "Accents": 225/240, 2/40 false).
     @Test func workshopContext() throws {
         let clean = try #require(try run(["Audio/workshop"])["clean"])
         #expect(clean.acceptance >= 0.9 && clean.falseAcceptance <= 0.075, "\(clean)")
@@ -52,7 +52,7 @@ import Testing
 
     /// Non-rhotic English says "start" without its r, which the General American dictionary
     /// makes sound like "stop"; the variants hear it (BENCHMARKS.md, "Accents": Audio/workshop
-    /// 215/240 -> 224/240 commands, false acceptance 2/40 either way).
+    /// 215/240 -> 225/240 commands, false acceptance 2/40 either way).
     @Test func nonRhoticVariantsHearBritishVoices() throws {
         let american = try #require(try run(["Audio/workshop", "--non-rhotic", "0"])["clean"])
         let both = try #require(try run(["Audio/workshop"])["clean"])

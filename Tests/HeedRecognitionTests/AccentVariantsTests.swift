@@ -22,6 +22,20 @@ struct AccentVariantsTests {
 
     @Test func theVariantsWordNameComesBackToTheWord() {
         #expect(Decoder.baseWord("start" + AccentVariants.marker) == "start")
+        #expect(Decoder.baseWord("start" + AccentVariants.marker + "(2)") == "start")
         #expect(Decoder.baseWord("read(2)") == "read")
+    }
+
+    /// A word with several pronunciations gets its variants as alternates of the variant word,
+    /// never of the word itself (which the grammar would take at full probability).
+    @Test func variantsOfAWordWithAlternatesStayApart() throws {
+        let decoder = try Decoder()
+        let general = decoder.pronunciations(of: "for")
+        let forms = general.compactMap(AccentVariants.nonRhotic).filter { !general.contains($0) }
+        #expect(general.count >= 2 && forms.count >= 2, "\(general)")
+        let name = "for" + AccentVariants.marker
+        for form in forms { #expect(decoder.addWord(name, phones: form)) }
+        #expect(decoder.pronunciations(of: "for") == general)
+        #expect(decoder.pronunciations(of: name) == forms)
     }
 }
