@@ -211,15 +211,11 @@ public final class Decoder {
     @discardableResult
     public func addWord(_ word: String, phones: String) -> Bool {
         let phones = phones.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard let existing = pronunciation(of: word) else { return ps_add_word(decoder, word, phones, 0) >= 0 }
-        if existing == phones { return true }
-        let base = Self.dictionaryEntry(word)
-        for alternate in 2...32 {
-            let name = "\(base)(\(alternate))"
-            guard let known = pronunciation(of: name) else { return ps_add_word(decoder, name, phones, 0) >= 0 }
-            if known == phones { return true }
-        }
-        return false
+        let known = pronunciations(of: word)
+        if known.contains(phones) { return true }
+        guard known.count < 32 else { return false }
+        let name = known.isEmpty ? word : "\(Self.dictionaryEntry(word))(\(known.count + 1))"
+        return ps_add_word(decoder, name, phones, 0) >= 0
     }
 
     // MARK: Grammars
