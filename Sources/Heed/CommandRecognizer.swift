@@ -63,6 +63,11 @@ public struct RecognizerOptions: Sendable {
     /// The garbage word probability for noisy utterances (see `noiseSuppressionRangeDB`); nil
     /// keeps `garbageWordPenalty` for all. The phone loop is scaled by the same factor.
     public var noisyGarbageWordPenalty: Double? = 1e-4
+    /// In the noisy search, the probability of leaving a command phrase part-way into the word
+    /// garbage loop (nil: only whole phrases; see `Grammar.addGarbageLoop`). Noise blurs the
+    /// words that tell a near miss from a command ("what is the time" / "what is the voltage");
+    /// this lets the decoder keep the part that fits and call the rest garbage.
+    public var noisyGarbageInsidePhrase: Double? = nil
     /// On an utterance that was not understood, decode again the part within this many dB of
     /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
     public var foregroundMarginDB: Double? = 15
@@ -185,7 +190,8 @@ public final class CommandRecognizer {
             }
             if let penalty = options.noisyGarbageWordPenalty {
                 try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: penalty,
-                                                 phonePenalty: options.garbagePhonePenalty * penalty / options.garbageWordPenalty),
+                                                 phonePenalty: options.garbagePhonePenalty * penalty / options.garbageWordPenalty,
+                                                 entryFromInside: options.noisyGarbageInsidePhrase),
                                 named: Self.noisyCommandSearch)
                 hasNoisySearch = true
             }
@@ -313,11 +319,12 @@ public final class CommandRecognizer {
         return (words, addPhoneWords(to: decoder))
     }
 
-    /// The command paths plus a garbage loop of each kind, at these per-unit probabilities.
+    /// The command paths plus a garbage loop of each kind, at these per-unit probabilities; the
+    /// word loop can also be entered from inside a phrase (`entryFromInside`).
     static func withGarbage(_ commandGraph: Grammar, _ garbage: (words: [String], phones: [String]),
-                            wordPenalty: Double, phonePenalty: Double) -> Grammar {
+                            wordPenalty: Double, phonePenalty: Double, entryFromInside: Double? = nil) -> Grammar {
         var grammar = commandGraph
-        grammar.addGarbageLoop(units: garbage.words, penalty: wordPenalty)
+        grammar.addGarbageLoop(units: garbage.words, penalty: wordPenalty, entryFromInside: entryFromInside)
         grammar.addGarbageLoop(units: garbage.phones, penalty: phonePenalty)
         return grammar
     }

@@ -16,6 +16,8 @@ public struct Grammar: Equatable, Sendable {
     public let start: Int
     public let final: Int
     public private(set) var transitions: [Transition] = []
+    /// The states of the garbage loops added so far (they are not inside a phrase).
+    private var garbageLoops: Set<Int> = []
 
     public init() {
         stateCount = 2
@@ -72,9 +74,19 @@ public struct Grammar: Equatable, Sendable {
     /// before a command, or after one ("please stop", "cancel my appointment"). A path through it
     /// marks the utterance as not understood. `penalty` is the probability charged per garbage
     /// unit; lower rejects less. Several loops can be added (say, words and single phones).
-    public mutating func addGarbageLoop(units: [String], penalty: Double) {
+    ///
+    /// With `entryFromInside`, every state inside the phrases already added also gets an empty
+    /// transition into the loop at that probability: a sentence that begins like a command and
+    /// goes on otherwise ("what is the" + "time", against "what is the voltage") can leave the
+    /// phrase where it stops fitting, instead of being forced onto the nearest whole command.
+    public mutating func addGarbageLoop(units: [String], penalty: Double, entryFromInside: Double? = nil) {
         guard !units.isEmpty else { return }
+        let inner = (0..<stateCount).filter { $0 != start && $0 != final && !garbageLoops.contains($0) }
         let loop = addState()
+        garbageLoops.insert(loop)
+        if let entryFromInside {
+            for state in inner { add(from: state, to: loop, word: nil, probability: entryFromInside) }
+        }
         for unit in units {
             add(from: start, to: loop, word: unit, probability: penalty)
             add(from: loop, to: loop, word: unit, probability: penalty)

@@ -14,6 +14,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for utterances heard through noise (default 1e-4).", valueName: "P"))
     var noisyGarbagePenalty: Double?
 
+    @Option(help: ArgumentHelp("For utterances heard through noise, the probability of leaving a command part-way into the non-command path, so speech that only begins like a command is not forced onto it; 0 turns it off.", valueName: "P"))
+    var noisyGarbageInside: Double?
+
     @Option(help: ArgumentHelp("Report decoded commands below this confidence as not understood.", valueName: "0..1"))
     var minConfidence: Double?
 
@@ -57,6 +60,7 @@ struct TuningOptions: ParsableArguments {
         if let minConfidence, !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
         if let garbagePenalty, !(garbagePenalty > 0 && garbagePenalty <= 1) { throw ValidationError("--garbage-penalty must be in (0, 1]") }
         if let noisyGarbagePenalty, !(noisyGarbagePenalty > 0 && noisyGarbagePenalty <= 1) { throw ValidationError("--noisy-garbage-penalty must be in (0, 1]") }
+        if let noisyGarbageInside, !(0...1).contains(noisyGarbageInside) { throw ValidationError("--noisy-garbage-inside must be between 0 (off) and 1") }
         if let noiseSuppression, !(0...60).contains(noiseSuppression) { throw ValidationError("--noise-suppression must be between 0 (off) and 60 dB") }
         if noiseSuppression != nil, noiseSuppressor != nil { throw ValidationError("--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor") }
         if let foregroundWordMargin, !(0...40).contains(foregroundWordMargin) { throw ValidationError("--foreground-word-margin must be between 0 (off) and 40 dB") }
@@ -70,6 +74,7 @@ struct TuningOptions: ParsableArguments {
         var options = RecognizerOptions()
         if let garbagePenalty { options.garbageWordPenalty = garbagePenalty }
         if let noisyGarbagePenalty { options.noisyGarbageWordPenalty = noisyGarbagePenalty }
+        if let noisyGarbageInside { options.noisyGarbageInsidePhrase = noisyGarbageInside > 0 ? noisyGarbageInside : nil }
         if let minConfidence { options.minConfidence = minConfidence }
         if let trailingSilence { options.endpointer.trailingSilence = trailingSilence }
         if noFrontEnd {

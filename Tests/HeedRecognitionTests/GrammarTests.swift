@@ -1,0 +1,63 @@
+import Foundation
+import HeedAudio
+import HeedTestSupport
+import Testing
+@testable import HeedRecognition
+
+/// The word graph handed to the decoder, and the garbage paths that make rejection possible.
+struct GrammarTests {
+    /// Empty transitions into `loop`, by the state they leave.
+    func entries(into loop: Int, _ grammar: Grammar) -> Set<Int> {
+        Set(grammar.transitions.filter { $0.to == loop && $0.word == nil }.map(\.from))
+    }
+
+    @Test func garbageCanBeEnteredFromInsideEveryPhrase() {
+        var grammar = Grammar()
+        grammar.addPhrase(["what", "is", "the", "voltage"])
+        grammar.addPhrase(["what", "is", "the", "speed"])
+        grammar.addPhrase(["stop"])
+        // States: start, final, and one after each of "what", "is", "the" (shared by both phrases).
+        let inner = Set(2..<grammar.stateCount)
+        #expect(inner.count == 3)
+        grammar.addGarbageLoop(units: ["uh", "hmm"], penalty: 1e-4, entryFromInside: 1e-3)
+        let wordLoop = grammar.stateCount - 1
+        #expect(entries(into: wordLoop, grammar) == inner)
+        #expect(grammar.transitions.filter { $0.to == wordLoop && $0.word == nil }.allSatisfy { $0.probability == 1e-3 })
+        // A second loop entered from inside skips the first loop: that state is not in a phrase.
+        grammar.addGarbageLoop(units: ["~aa"], penalty: 1e-8, entryFromInside: 1e-3)
+        #expect(entries(into: grammar.stateCount - 1, grammar) == inner)
+    }
+
+    @Test func withoutEntryFromInsideOnlyWholePhrasesLeadToGarbage() {
+        var grammar = Grammar()
+        grammar.addPhrase(["what", "is", "the", "voltage"])
+        grammar.addGarbageLoop(units: ["uh"], penalty: 1e-4)
+        let loop = grammar.stateCount - 1
+        #expect(entries(into: loop, grammar).isEmpty)
+        // Into the loop only on a garbage word, from the start or after a whole phrase.
+        #expect(Set(grammar.transitions.filter { $0.to == loop && $0.from != loop }.map(\.from)) == [grammar.start, grammar.final])
+    }
+
+    /// "go forward ten meters" against a grammar that only knows "go forward five meters": with
+    /// whole phrases only, the decoder must call it that or all garbage; entered from inside, the
+    /// garbage loop takes the words after "go forward" that do not fit.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func speechThatOnlyBeginsLikeAPhraseLeavesItWhereItStopsFitting() throws {
+        let audio = PCM.int16(littleEndianBytes: [UInt8](try Data(contentsOf: Fixtures.corpus.appendingPathComponent("goforward.raw"))))
+        let garbage = ["ten", "a", "the", "is", "to", "and", "it", "one"]
+        func decode(entryFromInside: Double?) throws -> [String] {
+            var grammar = Grammar()
+            grammar.addPhrase(["go", "forward", "five", "meters"])
+            grammar.addGarbageLoop(units: garbage, penalty: 1e-6, entryFromInside: entryFromInside)
+            let decoder = try Decoder()
+            try decoder.add(grammar, named: "g")
+            try decoder.select("g")
+            try decoder.startUtterance()
+            try decoder.process(audio, wholeUtterance: true)
+            return try decoder.endUtterance().spokenWords.map(\.word)
+        }
+        #expect(try decode(entryFromInside: nil) == ["go", "forward", "five", "meters"])
+        let inside = try decode(entryFromInside: 1e-3)
+        #expect(Array(inside.prefix(2)) == ["go", "forward"] && inside.contains("ten") && !inside.contains("five"), "\(inside)")
+    }
+}
