@@ -63,10 +63,12 @@ public struct RecognizerOptions: Sendable {
     /// The garbage word probability for noisy utterances (see `noiseSuppressionRangeDB`); nil
     /// keeps `garbageWordPenalty` for all. The phone loop is scaled by the same factor.
     public var noisyGarbageWordPenalty: Double? = 1e-4
-    /// In the noisy search, the probability of leaving a command phrase part-way into the word
-    /// garbage loop (nil: only whole phrases; see `Grammar.addGarbageLoop`). Noise blurs the
-    /// words that tell a near miss from a command ("what is the time" / "what is the voltage");
-    /// this lets the decoder keep the part that fits and call the rest garbage.
+    /// For the first decode of a noisy utterance, the probability of leaving a command phrase
+    /// part-way into the word garbage loop (nil: whole phrases only; see `Grammar.addGarbageLoop`).
+    /// Noise blurs the words that tell a near miss from a command ("what is the time" / "what is
+    /// the voltage"); this lets the decoder keep the part that fits and call the rest garbage.
+    /// The passes that look for a command said over background talk still decode whole phrases:
+    /// there the way out let babble take the command's own last words.
     public var noisyGarbageInsidePhrase: Double? = nil
     /// On an utterance that was not understood, decode again the part within this many dB of
     /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
@@ -125,9 +127,13 @@ public final class CommandRecognizer {
     static let commandSearch = "commands"
     /// The same commands with cheaper garbage, for utterances heard through noise.
     static let noisyCommandSearch = "commands-in-noise"
+    /// The noisy search whose phrases can also be left part-way (`noisyGarbageInsidePhrase`),
+    /// for the first decode of a noisy utterance.
+    static let noisyPartialCommandSearch = "commands-in-noise-partial"
     /// A free loop of phones, the yardstick of utterance verification.
     static let phoneLoopSearch = "phone-loop"
     private var hasNoisySearch = false
+    private var hasNoisyPartialSearch = false
     private var selectedSearch = commandSearch
     /// What the next utterance is decoded against (a dialogue's question narrows it), and the
     /// phrases that answer it; `answerSearch` is nil while listening for commands.
@@ -189,11 +195,15 @@ public final class CommandRecognizer {
                 try decoder.add(loop, named: Self.phoneLoopSearch)
             }
             if let penalty = options.noisyGarbageWordPenalty {
-                try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: penalty,
-                                                 phonePenalty: options.garbagePhonePenalty * penalty / options.garbageWordPenalty,
-                                                 entryFromInside: options.noisyGarbageInsidePhrase),
+                let phonePenalty = options.garbagePhonePenalty * penalty / options.garbageWordPenalty
+                try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: penalty, phonePenalty: phonePenalty),
                                 named: Self.noisyCommandSearch)
                 hasNoisySearch = true
+                if let entry = options.noisyGarbageInsidePhrase {
+                    try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: penalty, phonePenalty: phonePenalty, entryFromInside: entry),
+                                    named: Self.noisyPartialCommandSearch)
+                    hasNoisyPartialSearch = true
+                }
             }
         } catch {
             throw HeedError(error)
@@ -442,10 +452,13 @@ public final class CommandRecognizer {
     /// The passes of `decodeUtterance`: the whole utterance, then (when that was not a command)
     /// the words said over background talk, then only the loudest stretch.
     private func decodeWithRetries(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
-        try selectSearch(noisy: noisy)
+        let partial = noisy && hasNoisyPartialSearch && answerSearch == nil
+        try partial ? use(search: Self.noisyPartialCommandSearch) : selectSearch(noisy: noisy)
         let hypothesis = try decode(samples)
         let first = try verified(interpret(hypothesis, startSample: startSample, sampleCount: samples.count), hypothesis, samples, noisy: noisy)
-        if noisy, first?.understood != true, let spoken = try commandSpokenOverBackground(hypothesis, samples, startSample: startSample) {
+        try selectSearch(noisy: noisy)
+        if noisy, first?.understood != true,
+           let spoken = try commandSpokenOverBackground(hypothesis, decodedInParts: partial, samples, startSample: startSample) {
             return spoken
         }
         // Background speech (a café's babble, a radio) keeps the endpointer open around the
@@ -510,9 +523,12 @@ public final class CommandRecognizer {
     /// device is louder than the voices behind them: when the decoded words within
     /// `foregroundWordMarginDB` of the loudest word are next to each other and form a command,
     /// and every other word is quieter than that, the command is what was said. nil otherwise.
-    private func commandSpokenOverBackground(_ hypothesis: Hypothesis, _ samples: ArraySlice<Int16>,
+    /// A hypothesis `decodedInParts` (phrases could be left part-way) is decoded again with
+    /// whole phrases first: babble otherwise takes the command's quieter last words.
+    private func commandSpokenOverBackground(_ hypothesis: Hypothesis, decodedInParts: Bool, _ samples: ArraySlice<Int16>,
                                              startSample: Int) throws(HeedError) -> Utterance? {
         guard answerSearch == nil, case .commands = vocabulary, let margin = options.foregroundWordMarginDB else { return nil }
+        let hypothesis = decodedInParts ? try decode(samples) : hypothesis
         let spoken = hypothesis.spokenWords
         let frameLevels = Self.frameLevels(samples, frame: sampleRate / decoder.frameRate)
         // A word's level: the 90th percentile of its frames, so one click does not make it loud.
