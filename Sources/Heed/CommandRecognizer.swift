@@ -69,7 +69,7 @@ public struct RecognizerOptions: Sendable {
     /// the voltage"); this lets the decoder keep the part that fits and call the rest garbage.
     /// The passes that look for a command said over background talk still decode whole phrases:
     /// there the way out let babble take the command's own last words.
-    public var noisyGarbageInsidePhrase: Double? = 1e-3
+    public var noisyGarbageInsidePhrase: Double? = nil
     /// On an utterance that was not understood, decode again the part within this many dB of
     /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
     public var foregroundMarginDB: Double? = 15

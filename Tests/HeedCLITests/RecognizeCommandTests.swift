@@ -37,6 +37,7 @@ import Testing
         (["--min-voiced", "2"], "--min-voiced must be between 0 (off) and 1 second"),
         (["--noisy-garbage-penalty", "0"], "--noisy-garbage-penalty must be in (0, 1]"),
         (["--non-rhotic", "1.5"], "--non-rhotic must be between 0 (off) and 1"),
+        (["--noisy-garbage-inside", "2"], "--noisy-garbage-inside must be between 0 (off) and 1"),
     ])
     func badTuningOptionIsAUsageError(options: [String], message: String) throws {
         let result = try CLI.run(["recognize"] + options + ["Audio/demo/stop.wav"])
