@@ -81,12 +81,13 @@ public struct Grammar: Equatable, Sendable {
     /// phrase where it stops fitting, instead of being forced onto the nearest whole command.
     public mutating func addGarbageLoop(units: [String], penalty: Double, entryFromInside: Double? = nil) {
         guard !units.isEmpty else { return }
-        let inner = (0..<stateCount).filter { $0 != start && $0 != final && !garbageLoops.contains($0) }
         let loop = addState()
-        garbageLoops.insert(loop)
         if let entryFromInside {
-            for state in inner { add(from: state, to: loop, word: nil, probability: entryFromInside) }
+            for state in 0..<loop where state != start && state != final && !garbageLoops.contains(state) {
+                add(from: state, to: loop, word: nil, probability: entryFromInside)
+            }
         }
+        garbageLoops.insert(loop)
         for unit in units {
             add(from: start, to: loop, word: unit, probability: penalty)
             add(from: loop, to: loop, word: unit, probability: penalty)
