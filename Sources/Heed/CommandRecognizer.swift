@@ -70,6 +70,15 @@ public struct RecognizerOptions: Sendable {
     /// The passes that look for a command said over background talk still decode whole phrases:
     /// there the way out let babble take the command's own last words.
     public var noisyGarbageInsidePhrase: Double? = nil
+    /// The most HMMs a search keeps active in a frame while it decodes a clean utterance
+    /// (PocketSphinx's -maxhmmpf; nil: the decoder's own setting). The garbage loops enter some
+    /// 200 words wherever a word ends: about 520 HMMs a frame on clean commands, against plain
+    /// PocketSphinx's 12. Above the cap the beams narrow until the crowd thins. Chosen on the
+    /// clean suites (BENCHMARKS.md, "Fewer active HMMs").
+    public var maxActiveHMMs: Int? = 300
+    /// The same for noisy utterances (see `noiseSuppressionRangeDB`). Noise keeps many more
+    /// paths close together, so it needs a higher cap (BENCHMARKS.md, "Fewer active HMMs").
+    public var noisyMaxActiveHMMs: Int? = nil
     /// On an utterance that was not understood, decode again the part within this many dB of
     /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
     public var foregroundMarginDB: Double? = 15
@@ -453,7 +462,7 @@ public final class CommandRecognizer {
     /// the words said over background talk, then only the loudest stretch.
     private func decodeWithRetries(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
         let partial = noisy && hasNoisyPartialSearch && answerSearch == nil
-        try partial ? use(search: Self.noisyPartialCommandSearch) : selectSearch(noisy: noisy)
+        try partial ? use(search: Self.noisyPartialCommandSearch, noisy: true) : selectSearch(noisy: noisy)
         let hypothesis = try decode(samples)
         let first = try verified(interpret(hypothesis, startSample: startSample, sampleCount: samples.count), hypothesis, samples, noisy: noisy)
         try selectSearch(noisy: noisy)
@@ -552,7 +561,7 @@ public final class CommandRecognizer {
         let frames = spoken[first].startFrame...spoken[last].endFrame
         let stretch = Self.padded(frames: frames, frameLength: sampleRate / decoder.frameRate, in: samples, sampleRate: sampleRate)
         guard !stretch.isEmpty else { return nil }
-        try use(search: Self.commandSearch)
+        try use(search: Self.commandSearch, noisy: true)
         let alone = try decode(samples[stretch])
         try selectSearch(noisy: true)
         guard alone.spokenWords.map({ Self.baseWord($0.word) }).containsRun(words) else { return nil }
@@ -573,7 +582,7 @@ public final class CommandRecognizer {
               let margin = noisy ? options.noisyVerificationMarginPerFrame : options.verificationMarginPerFrame,
               hypothesis.spokenWords.filter({ frames.contains($0.startFrame) }).count >= options.verificationMinWords
         else { return utterance }
-        try use(search: Self.phoneLoopSearch)
+        try use(search: Self.phoneLoopSearch, noisy: noisy)
         let loop = try decode(samples, alternatives: false)
         try selectSearch(noisy: noisy)
         let shortfall = (loop.acousticScore(frames: frames) - hypothesis.acousticScore(frames: frames)) / Double(frames.count)
@@ -593,10 +602,13 @@ public final class CommandRecognizer {
     /// pay per word): non-commands then come out as short commands. Noisy utterances are
     /// decoded against a grammar whose garbage is cheaper (`noisyGarbageWordPenalty`).
     private func selectSearch(noisy: Bool) throws(HeedError) {
-        try use(search: answerSearch ?? (noisy && hasNoisySearch ? Self.noisyCommandSearch : Self.commandSearch))
+        try use(search: answerSearch ?? (noisy && hasNoisySearch ? Self.noisyCommandSearch : Self.commandSearch), noisy: noisy)
     }
 
-    private func use(search name: String) throws(HeedError) {
+    /// Makes `name` the search for the next decode, with the cap on active HMMs for the kind of
+    /// audio it will hear.
+    private func use(search name: String, noisy: Bool) throws(HeedError) {
+        decoder.maxActiveHMMs = noisy ? options.noisyMaxActiveHMMs : options.maxActiveHMMs
         guard name != selectedSearch else { return }
         do { try decoder.select(name) } catch { throw HeedError(error) }
         selectedSearch = name

@@ -132,6 +132,7 @@ public final class Decoder {
         let active = ps_get_config(decoder)
         sampleRate = Int(cmd_ln_float_r(active, "-samprate"))
         frameRate = Int(cmd_ln_int_r(active, "-frate"))
+        configuredMaxActiveHMMs = cmd_ln_int_r(active, "-maxhmmpf")
         for url in configuration.extraDictionaries { try addPronunciations(from: url) }
     }
 
@@ -243,6 +244,10 @@ public final class Decoder {
                 fsg_model_null_trans_add(fsg, Int32(transition.from), Int32(transition.to), logProbability)
             }
         }
+        // The FSG search follows one empty transition per word end, so a run of them (two
+        // optional parts in a row, "(the) (big) lights") would be a path it cannot take. PocketSphinx's
+        // own grammar readers close them over; a graph built in memory has to ask for it.
+        glist_free(fsg_model_null_trans_closure(fsg, nil))
         // Replacing a search frees the old one; if it was the selected search, the decoder would
         // keep pointing at freed memory until another is selected, so select the new one at once.
         guard ps_set_fsg(decoder, name, fsg) == 0 else {
@@ -286,6 +291,17 @@ public final class Decoder {
     /// The search `select` chose last. Kept here because PocketSphinx 5prealpha's
     /// ps_get_search leaks a hash iterator on every call.
     private var selectedSearch: String?
+
+    /// The most HMMs a search keeps active in a frame (PocketSphinx's -maxhmmpf: above it, the
+    /// beams narrow frame by frame until the count falls); nil: the configured value. The FSG
+    /// search reads it from the shared configuration every frame, so it applies from the next
+    /// frame decoded, whatever the search.
+    public var maxActiveHMMs: Int? {
+        didSet { cmd_ln_set_int_r(ps_get_config(decoder), "-maxhmmpf", maxActiveHMMs ?? configuredMaxActiveHMMs) }
+    }
+    private let configuredMaxActiveHMMs: Int
+    /// The cap the FSG search reads now.
+    var effectiveMaxActiveHMMs: Int { cmd_ln_int_r(ps_get_config(decoder), "-maxhmmpf") }
 
     /// Makes a search added earlier the one the next utterance is decoded with.
     public func select(_ name: String) throws(RecognitionError) {

@@ -44,6 +44,12 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Probability of hearing a command word without the r after a vowel, as British or Australian English says \"start\", against the dictionary's General American (default 0.1); 0 hears General American only.", valueName: "P"))
     var nonRhotic: Double?
 
+    @Option(help: ArgumentHelp("The most HMMs the command search keeps active per frame; above it the beams narrow (default 300); 0 means no cap.", valueName: "N"))
+    var maxActiveHmms: Int?
+
+    @Option(help: ArgumentHelp("The same for utterances heard through noise (default: no cap); 0 means no cap.", valueName: "N"))
+    var noisyMaxActiveHmms: Int?
+
     @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
@@ -67,6 +73,9 @@ struct TuningOptions: ParsableArguments {
         if let maskingNoise, !(0...90).contains(maskingNoise) { throw ValidationError("--masking-noise must be between 0 (off) and 90 dB") }
         if let nonRhotic, !(0...1).contains(nonRhotic) { throw ValidationError("--non-rhotic must be between 0 (off) and 1") }
         if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }
+        for (name, value) in [("--max-active-hmms", maxActiveHmms), ("--noisy-max-active-hmms", noisyMaxActiveHmms)] {
+            if let value, value < 0 { throw ValidationError("\(name) must be 0 (no cap) or more") }
+        }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
 
@@ -96,6 +105,8 @@ struct TuningOptions: ParsableArguments {
         if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
         if let nonRhotic { options.nonRhoticProbability = nonRhotic > 0 ? nonRhotic : nil }
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
+        if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }
+        if let noisyMaxActiveHmms { options.noisyMaxActiveHMMs = noisyMaxActiveHmms > 0 ? noisyMaxActiveHmms : nil }
         if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
         for argument in decoderArguments {
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)

@@ -38,6 +38,8 @@ import Testing
         (["--noisy-garbage-penalty", "0"], "--noisy-garbage-penalty must be in (0, 1]"),
         (["--non-rhotic", "1.5"], "--non-rhotic must be between 0 (off) and 1"),
         (["--noisy-garbage-inside", "2"], "--noisy-garbage-inside must be between 0 (off) and 1"),
+        (["--max-active-hmms=-1"], "--max-active-hmms must be 0 (no cap) or more"),
+        (["--noisy-max-active-hmms=-5"], "--noisy-max-active-hmms must be 0 (no cap) or more"),
     ])
     func badTuningOptionIsAUsageError(options: [String], message: String) throws {
         let result = try CLI.run(["recognize"] + options + ["Audio/demo/stop.wav"])

@@ -48,6 +48,65 @@ import Testing
         #expect(hypothesis.text == "go forward ten meters")
     }
 
+    /// The cap on active HMMs reaches the setting PocketSphinx reads every frame, and nil puts
+    /// back the configured one (-maxhmmpf from the arguments, here 5000).
+    @Test func activeHMMCapIsTheSettingTheSearchReads() throws {
+        var configuration = DecoderConfiguration()
+        configuration.arguments["-maxhmmpf"] = "5000"
+        let decoder = try Decoder(configuration: configuration)
+        #expect(decoder.effectiveMaxActiveHMMs == 5000)
+        decoder.maxActiveHMMs = 300
+        #expect(decoder.effectiveMaxActiveHMMs == 300)
+        decoder.maxActiveHMMs = nil
+        #expect(decoder.effectiveMaxActiveHMMs == 5000)
+    }
+
+    /// Real speech through a grammar with a garbage loop, which keeps hundreds of HMMs active:
+    /// capped at 300 (the recognizer's default for clean speech), the words are still found.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func cappedSearchStillFindsTheWords() throws {
+        var grammar = Grammar()
+        grammar.addPhrase(["go", "forward", "ten", "meters"])
+        grammar.addPhrase(["go", "backward", "ten", "meters"])
+        grammar.addGarbageLoop(units: ["the", "a", "to", "and", "of", "in", "for", "on", "at", "go", "back", "four", "word", "tent", "metal",
+                                       "ford", "forth", "then", "meet", "her", "hers", "men", "ward", "went"], penalty: 1e-6)
+        let decoder = try Decoder()
+        try decoder.add(grammar, named: "garbage")
+        try decoder.select("garbage")
+        let audio = try samples(Fixtures.corpus.appendingPathComponent("goforward.raw"))
+        let uncapped = try decode(decoder, audio)
+        decoder.maxActiveHMMs = 300
+        let capped = try decode(decoder, audio)
+        #expect(uncapped.text == "go forward ten meters")
+        #expect(capped.text == "go forward ten meters")
+    }
+
+    /// Two optional words in a row are two empty transitions in a row. PocketSphinx's search
+    /// follows one per word end, so unless the grammar is closed over them, "go forward" cannot
+    /// skip both "(the) (big)" without a pause between the words.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func consecutiveOptionalWordsCanAllBeSkipped() throws {
+        var grammar = Grammar()
+        let afterGo = grammar.addState(), afterThe = grammar.addState(), afterBig = grammar.addState()
+        grammar.add(from: grammar.start, to: afterGo, word: "go")
+        grammar.add(from: afterGo, to: afterThe, word: "the")
+        grammar.add(from: afterGo, to: afterThe, word: nil)
+        grammar.add(from: afterThe, to: afterBig, word: "big")
+        grammar.add(from: afterThe, to: afterBig, word: nil)
+        var state = afterBig
+        for word in ["forward", "ten"] {
+            let next = grammar.addState()
+            grammar.add(from: state, to: next, word: word)
+            state = next
+        }
+        grammar.add(from: state, to: grammar.final, word: "meters")
+        let decoder = try Decoder()
+        try decoder.add(grammar, named: "optional")
+        try decoder.select("optional")
+        let hypothesis = try decode(decoder, samples(Fixtures.corpus.appendingPathComponent("goforward.raw")))
+        #expect(hypothesis.text == "go forward ten meters")
+    }
+
     @Test func grammarWithUnknownWordsNamesThem() throws {
         var grammar = Grammar()
         grammar.addPhrase(["stop", "blorptastic", "zzyzxq"])
