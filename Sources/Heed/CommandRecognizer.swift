@@ -75,7 +75,7 @@ public struct RecognizerOptions: Sendable {
     /// 200 words wherever a word ends: about 520 HMMs a frame on clean commands, against plain
     /// PocketSphinx's 12. Above the cap the beams narrow until the crowd thins. Chosen on the
     /// clean suites (BENCHMARKS.md, "Fewer active HMMs").
-    public var maxActiveHMMs: Int? = 300
+    public var maxActiveHMMs: Int? = 500
     /// The same for noisy utterances (see `noiseSuppressionRangeDB`). Noise keeps many more
     /// paths close together, so it needs a higher cap (BENCHMARKS.md, "Fewer active HMMs").
     public var noisyMaxActiveHMMs: Int? = nil

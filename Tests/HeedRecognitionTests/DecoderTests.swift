@@ -62,7 +62,7 @@ import Testing
     }
 
     /// Real speech through a grammar with a garbage loop, which keeps hundreds of HMMs active:
-    /// capped at 300 (the recognizer's default for clean speech), the words are still found.
+    /// capped at 300 (below the recognizer's default for clean speech, 500), the words are still found.
     @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
     func cappedSearchStillFindsTheWords() throws {
         var grammar = Grammar()
