@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """`make bench`: Heed's decode cost, latency and memory, side by side with plain PocketSphinx
-(pocketsphinx_batch on the files, pocketsphinx_continuous -infile on the same files as one stream).
+(pocketsphinx_batch on the files, pocketsphinx_continuous -infile on the same files as one stream; each with
+the six-word JSGF, and with Heed's own grammar from `heed context export`).
 
 Prints one table. Figures go to BENCHMARKS.md by hand, with the machine they came from.
 Usage: scripts/bench.py [--quick]   (--quick: 30 utterances of latency instead of 100)
 """
-import glob, json, os, statistics, subprocess, sys, tempfile, time, wave
+import glob, json, os, re, statistics, subprocess, sys, tempfile, time, wave
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 heed = os.path.join(root, ".build/release/heed")
@@ -61,7 +62,26 @@ hyp = os.path.join(work, "batch.hyp")
 batch = ["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", root, "-cepext", ".wav", "-ctl", ctl,
          "-hmm", os.path.join(model, "en-us"), "-dict", os.path.join(model, "cmudict-en-us.dict"), "-jsgf", gram,
          "-hyp", hyp, "-logfn", "/dev/null"]
-runs = {"heed": [], "batch": []}
+# Heed's own grammar (the commands, their accent variants and the garbage loops), written out for
+# plain PocketSphinx: the same language, so its runs on it compare at (nearly) Heed's rejection.
+heed_fsg, heed_dict = os.path.join(work, "heed.fsg"), os.path.join(work, "heed.dict")
+subprocess.run([heed, "context", "export", "--write-fsg", heed_fsg, "--write-dict", heed_dict], env=env, check=True)
+hyp_fsg = os.path.join(work, "batch-fsg.hyp")
+batch_fsg = ["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", root, "-cepext", ".wav", "-ctl", ctl,
+             "-hmm", os.path.join(model, "en-us"), "-dict", heed_dict, "-fsg", heed_fsg, "-hyp", hyp_fsg, "-logfn", "/dev/null",
+             # Heed's own setting (see Decoder.swift): PocketSphinx's noise removal wrecks the contexts' clean
+             # recordings ("make me a large latte with oat milk" -> "are stop really old").
+             "-remove_noise", "no"]
+
+
+def command_of(words):
+    """The built-in command that `words` (PocketSphinx's, with Heed's grammar) are, or None: a path
+    through the garbage loops is not a command."""
+    spoken = [re.sub(r"\(\d+\)$", "", w).replace("~nr", "") for w in words if w[:1] not in "<[+("]
+    return spoken[0] if len(spoken) == 1 and spoken[0] in COMMANDS else None
+
+
+runs = {"heed": [], "batch": [], "batch-fsg": []}
 heed_results = {}
 for _ in range(2):
     out, wall, cpu, rss = timed([heed, "recognize", "--json", *files], env=env)
@@ -73,6 +93,8 @@ for _ in range(2):
             heed_results[item["file"]].append(item["intent"])
     _, wall, cpu, rss = timed(batch)
     runs["batch"].append((cpu, rss))
+    _, wall, cpu, rss = timed(batch_fsg)
+    runs["batch-fsg"].append((cpu, rss))
 batch_results = {f: [] for f in files}
 for line in open(hyp):
     text, _, rest = line.rpartition(" (")
@@ -80,6 +102,13 @@ for line in open(hyp):
     path = os.path.join(root, name + ".wav")
     if path in batch_results and text.strip():
         batch_results[path] = [text.strip()]
+batch_fsg_results = {f: [] for f in files}
+for line in open(hyp_fsg):
+    text, _, rest = line.rpartition(" (")
+    path = os.path.join(root, rest.split()[0] + ".wav")
+    intent = command_of(text.split())
+    if path in batch_fsg_results and intent:
+        batch_fsg_results[path] = [intent]
 model_load = timed([heed, "context", "check", os.path.join(root, "Models/contexts/lights.yml")])[1]
 
 # 1b. The same recordings as one long stream: heed recognize against pocketsphinx_continuous
@@ -103,7 +132,31 @@ def credit(found):
 
 continuous = ["pocketsphinx_continuous", "-infile", stream_wav, "-hmm", os.path.join(model, "en-us"),
               "-dict", os.path.join(model, "cmudict-en-us.dict"), "-jsgf", gram, "-time", "yes", "-logfn", "/dev/null"]
-stream_runs = {"heed": [], "continuous": []}
+continuous_fsg = ["pocketsphinx_continuous", "-infile", stream_wav, "-hmm", os.path.join(model, "en-us"),
+                  "-dict", heed_dict, "-fsg", heed_fsg, "-time", "yes", "-logfn", "/dev/null", "-remove_noise", "no"]
+
+
+def continuous_commands(out):
+    """(start, end, command) for each utterance pocketsphinx_continuous -time yes decoded to a command:
+    a hypothesis line, then one 'word start end probability' line per word."""
+    found, words = [], None
+    def close():
+        spoken = [w for w in (words or []) if w[0][:1] not in "<[+("]
+        intent = command_of([w for w, _, _ in spoken])
+        if intent:
+            found.append((spoken[0][1], spoken[-1][2], intent))
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and re.fullmatch(r"[\d.]+", fields[1]) and re.fullmatch(r"[\d.]+", fields[2]):
+            words = (words or []) + [(fields[0], float(fields[1]), float(fields[2]))]
+        else:
+            close()
+            words = []
+    close()
+    return found
+
+
+stream_runs = {"heed": [], "continuous": [], "continuous-fsg": []}
 for _ in range(2):
     out, _, cpu, rss = timed([heed, "recognize", "--json", stream_wav], env=env)
     stream_runs["heed"].append((cpu, rss))
@@ -116,6 +169,9 @@ for _ in range(2):
         if len(fields) == 4 and fields[0] in COMMANDS:
             words.append((float(fields[1]), float(fields[2]), fields[0]))
     continuous_stream = credit(words)
+    out, _, cpu, rss = timed(continuous_fsg)
+    stream_runs["continuous-fsg"].append((cpu, rss))
+    continuous_fsg_stream = credit(continuous_commands(out))
 
 # 2. Latency: end of speech to intent event, on paced live input (heed listen --input).
 count = 30 if quick else 100
@@ -172,6 +228,19 @@ print(f"| commands accepted | {h_acc}/{h_pos} | {b_acc}/{b_pos} |")
 print(f"| false acceptance | {h_fa}/{h_neg} | {b_fa}/{b_neg} |")
 print(f"| peak RSS | {max(r for _, r in runs['heed']):.1f} MB | {max(r for _, r in runs['batch']):.1f} MB |")
 print("")
+f_acc, f_pos, f_fa, f_neg = score(batch_fsg_results)
+f_cpu = statistics.median(c for c, _ in runs["batch-fsg"])
+print("")
+print("the same files against Heed's own grammar (`heed context export`: commands, accent variants, garbage loops):")
+print("")
+print("| | heed recognize | pocketsphinx_batch -fsg (Heed's grammar) |")
+print("| --- | --- | --- |")
+print(f"| CPU s per audio s | {h_cpu / audio_seconds:.4f} | {f_cpu / audio_seconds:.4f} |")
+print(f"| ratio | {h_cpu / f_cpu:.2f}x | 1x |")
+print(f"| commands accepted | {h_acc}/{h_pos} | {f_acc}/{f_pos} |")
+print(f"| false acceptance | {h_fa}/{h_neg} | {f_fa}/{f_neg} |")
+print(f"| peak RSS | {max(r for _, r in runs['heed']):.1f} MB | {max(r for _, r in runs['batch-fsg']):.1f} MB |")
+print("")
 hs_acc, hs_pos, hs_fa, hs_neg = score(heed_stream)
 cs_acc, cs_pos, cs_fa, cs_neg = score(continuous_stream)
 hs_cpu = statistics.median(c for c, _ in stream_runs["heed"])
@@ -186,6 +255,17 @@ print(f"| ratio | {hs_cpu / cs_cpu:.2f}x | 1x |")
 print(f"| commands accepted | {hs_acc}/{hs_pos} | {cs_acc}/{cs_pos} |")
 print(f"| false acceptance | {hs_fa}/{hs_neg} | {cs_fa}/{cs_neg} |")
 print(f"| peak RSS | {max(r for _, r in stream_runs['heed']):.1f} MB | {max(r for _, r in stream_runs['continuous']):.1f} MB |")
+print("")
+g_acc, g_pos, g_fa, g_neg = score(continuous_fsg_stream)
+g_cpu = statistics.median(c for c, _ in stream_runs["continuous-fsg"])
+print("")
+print("| | heed recognize | pocketsphinx_continuous -infile -fsg (Heed's grammar) |")
+print("| --- | --- | --- |")
+print(f"| CPU s per audio s | {hs_cpu / audio_seconds:.4f} | {g_cpu / audio_seconds:.4f} |")
+print(f"| ratio | {hs_cpu / g_cpu:.2f}x | 1x |")
+print(f"| commands accepted | {hs_acc}/{hs_pos} | {g_acc}/{g_pos} |")
+print(f"| false acceptance | {hs_fa}/{hs_neg} | {g_fa}/{g_neg} |")
+print(f"| peak RSS | {max(r for _, r in stream_runs['heed']):.1f} MB | {max(r for _, r in stream_runs['continuous-fsg']):.1f} MB |")
 print("")
 print(f"latency, end of last word to intent event, heed listen --input, {len(latencies)} utterances:")
 print(f"  p50 {statistics.median(latencies):.0f} ms, p95 {q[18]:.0f} ms, max {max(latencies):.0f} ms "

@@ -142,6 +142,8 @@ public final class CommandRecognizer {
     /// A free loop of phones, the yardstick of utterance verification.
     static let phoneLoopSearch = "phone-loop"
     private var hasNoisySearch = false
+    /// The word graph of `commandSearch` (nil for a JSGF vocabulary), for `exportCommandSearch`.
+    private var commandSearchGrammar: Grammar?
     private var hasNoisyPartialSearch = false
     private var selectedSearch = commandSearch
     /// What the next utterance is decoded against (a dialogue's question narrows it), and the
@@ -196,8 +198,9 @@ public final class CommandRecognizer {
         addAccentVariants(to: &commandGraph)
         let garbage = Self.garbageUnits(commandWords: commandWords, decoder: decoder)
         do {
-            try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty),
-                            named: Self.commandSearch)
+            let clean = Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty)
+            try decoder.add(clean, named: Self.commandSearch)
+            commandSearchGrammar = clean
             if options.verificationMarginPerFrame != nil || options.noisyVerificationMarginPerFrame != nil {
                 var loop = Grammar()
                 loop.addGarbageLoop(units: garbage.phones, penalty: 1)
@@ -217,6 +220,21 @@ public final class CommandRecognizer {
         } catch {
             throw HeedError(error)
         }
+    }
+
+    /// The search clean speech is decoded with (commands, contexts, accent variants and the
+    /// garbage loops) as a PocketSphinx FSG file, and a CMUdict-format dictionary of its words
+    /// with every pronunciation the decoder uses: the same language for plain PocketSphinx
+    /// (`heed context export`; `make bench` compares the two on it). nil for a JSGF vocabulary.
+    public func exportCommandSearch() -> (fsg: String, dictionary: String)? {
+        guard let grammar = commandSearchGrammar else { return nil }
+        var entries: [String] = []
+        for word in grammar.words.sorted() {
+            for (index, phones) in decoder.pronunciations(of: word).enumerated() {
+                entries.append("\(index == 0 ? word : "\(word)(\(index + 1))") \(phones)")
+            }
+        }
+        return (grammar.fsgText(name: Self.commandSearch), entries.joined(separator: "\n") + "\n")
     }
 
     // MARK: Dialogue

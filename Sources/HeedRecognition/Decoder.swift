@@ -295,9 +295,12 @@ public final class Decoder {
     /// The most HMMs a search keeps active in a frame (PocketSphinx's -maxhmmpf: above it, the
     /// beams narrow frame by frame until the count falls); nil: the configured value. The FSG
     /// search reads it from the shared configuration every frame, so it applies from the next
-    /// frame decoded, whatever the search.
+    /// frame decoded, whatever the search. Zero or less counts as nil.
     public var maxActiveHMMs: Int? {
-        didSet { cmd_ln_set_int_r(ps_get_config(decoder), "-maxhmmpf", maxActiveHMMs ?? configuredMaxActiveHMMs) }
+        didSet {
+            let cap = maxActiveHMMs.flatMap { $0 > 0 ? $0 : nil } ?? configuredMaxActiveHMMs
+            cmd_ln_set_int_r(ps_get_config(decoder), "-maxhmmpf", cap)
+        }
     }
     private let configuredMaxActiveHMMs: Int
     /// The cap the FSG search reads now.

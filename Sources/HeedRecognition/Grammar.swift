@@ -96,4 +96,18 @@ public struct Grammar: Equatable, Sendable {
         add(from: loop, to: final, word: nil, probability: 1)
         add(from: loop, to: start, word: nil, probability: 1)
     }
+
+    /// The graph in PocketSphinx's FSG file format (`-fsg FILE`), so that plain PocketSphinx can
+    /// decode the very language Heed does. Probabilities are written as they are; PocketSphinx
+    /// applies its language weight when it reads them, as `Decoder.add` does, and closes the
+    /// graph over its empty transitions.
+    public func fsgText(name: String) -> String {
+        var lines = ["FSG_BEGIN \(name)", "NUM_STATES \(stateCount)", "START_STATE \(start)", "FINAL_STATE \(final)"]
+        for transition in transitions {
+            let arc = "TRANSITION \(transition.from) \(transition.to) \(transition.probability)"
+            lines.append(transition.word.map { "\(arc) \($0)" } ?? arc)
+        }
+        lines.append("FSG_END")
+        return lines.joined(separator: "\n") + "\n"
+    }
 }

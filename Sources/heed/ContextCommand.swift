@@ -6,7 +6,7 @@ struct ContextCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "context",
         abstract: "Work with Rhino-format context files.",
-        subcommands: [Check.self]
+        subcommands: [Check.self, Export.self]
     )
 
     struct Check: ParsableCommand {
@@ -38,6 +38,57 @@ struct ContextCommand: ParsableCommand {
                 }
             }
             if failed { throw ExitCode(65) }
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the grammar Heed decodes clean speech with as a PocketSphinx FSG file and dictionary.",
+            discussion: """
+                The built-in commands and any --context, with the accent variants and the two \
+                garbage loops that turn other speech into "not understood", exactly as Heed hands \
+                them to PocketSphinx (donated shortcuts are left out). Plain PocketSphinx can then \
+                decode the same language, to compare the two (`make bench` does) or to look into \
+                a decode:
+
+                  heed context export --context Models/contexts/coffee.yml --write-fsg coffee.fsg --write-dict coffee.dict
+                  pocketsphinx_continuous -infile in.wav -hmm /usr/share/pocketsphinx/model/en-us/en-us \\
+                    -fsg coffee.fsg -dict coffee.dict
+
+                The decoder is set up as for `heed recognize`, so the permission gate applies.
+                """)
+
+        @Option(name: .customLong("write-fsg"), help: ArgumentHelp("Where to write the grammar.", valueName: "FILE.fsg")) var writeFSG: String
+        @Option(name: .customLong("write-dict"), help: ArgumentHelp("Where to write the dictionary of its words.", valueName: "FILE.dict"))
+        var writeDict: String
+        @OptionGroup var vocabularyOptions: VocabularyOptions
+        @OptionGroup var tuning: TuningOptions
+        @OptionGroup var appOptions: AppOptions
+
+        func validate() throws {
+            if vocabularyOptions.grammar != nil { throw ValidationError("--grammar is a JSGF file already; export takes the built-in commands and contexts") }
+        }
+
+        func run() throws {
+            var options = tuning.options()
+            let vocabulary = try vocabularyOptions.vocabulary()
+            vocabularyOptions.apply(to: &options)
+            let authorization: Authorization
+            do {
+                let app = try appOptions.manifest()
+                authorization = try appOptions.authorizer().authorize(.speechRecognition, for: app, prompter: TerminalPrompter.ifInteractive)
+            } catch {
+                throw error.exit()
+            }
+            let recognizer: CommandRecognizer
+            do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
+            guard let exported = recognizer.exportCommandSearch() else { throw ExitCode(64) }
+            for (path, text) in [(writeFSG, exported.fsg), (writeDict, exported.dictionary)] {
+                do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+                    Terminal.error("cannot write \(path): \(error.localizedDescription)")
+                    throw ExitCode(73)
+                }
+            }
         }
     }
 }

@@ -44,7 +44,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Probability of hearing a command word without the r after a vowel, as British or Australian English says \"start\", against the dictionary's General American (default 0.1); 0 hears General American only.", valueName: "P"))
     var nonRhotic: Double?
 
-    @Option(help: ArgumentHelp("The most HMMs the command search keeps active per frame; above it the beams narrow (default 500); 0 means no cap.", valueName: "N"))
+    @Option(help: ArgumentHelp("The most HMMs the decoder keeps active per frame on a clean utterance; above it the beams narrow (default 500); 0 means no cap.", valueName: "N"))
     var maxActiveHmms: Int?
 
     @Option(help: ArgumentHelp("The same for utterances heard through noise (default: no cap); 0 means no cap.", valueName: "N"))

@@ -148,6 +148,36 @@ import Testing
         }
     }
 
+    /// The exported grammar is the language Heed decodes: plain PocketSphinx, given it (with
+    /// Heed's own -remove_noise no), hears the order with its slot words, and does not hear a
+    /// question as a command.
+    @Test func exportedGrammarDecodesInPlainPocketSphinx() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let fsg = directory.appendingPathComponent("coffee.fsg"), dict = directory.appendingPathComponent("coffee.dict")
+        let result = try CLI.run(["context", "export", "--context", "Models/contexts/coffee.yml", "--write-fsg", fsg.path, "--write-dict", dict.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let grammar = try String(contentsOf: fsg, encoding: .utf8)
+        #expect(grammar.hasPrefix("FSG_BEGIN commands\n"))
+        #expect(grammar.contains(" latte\n") && grammar.contains(" stop\n"), "the context's words and the built-in commands")
+        func plainPocketSphinx(_ wav: String) throws -> String {
+            let model = "/usr/share/pocketsphinx/model/en-us/en-us"
+            let run = try CLI.run(["-infile", wav, "-hmm", model, "-dict", dict.path, "-fsg", fsg.path, "-remove_noise", "no", "-logfn", "/dev/null"],
+                                  executable: "/usr/bin/pocketsphinx_continuous")
+            #expect(run.status == 0, "\(run.stderr)")
+            return run.stdout.split(separator: "\n").joined(separator: " ")
+        }
+        #expect(try plainPocketSphinx("Audio/coffee/orderDrink-01-en-us.wav") == "make me a large latte with oat milk")
+        // Not a command: garbage words, or (as this PocketSphinx hears it) nothing at all.
+        let question = try plainPocketSphinx("Audio/demo/what-time-is-it.wav")
+        #expect(!["start", "stop", "pause", "resume", "done", "cancel"].contains(question) && !question.contains("latte"), "\(question)")
+    }
+
+    @Test func exportRefusesAJSGFGrammar() throws {
+        let result = try CLI.run(["context", "export", "--grammar", "Models/contexts/none.gram", "--write-fsg", "/tmp/x.fsg", "--write-dict", "/tmp/x.dict"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--grammar is a JSGF file already"), "\(result.stderr)")
+    }
+
     @Test func recognizePrintsSlotsAsWrittenInTheContext() throws {
         let result = try CLI.run(["recognize", "--context", "Models/contexts/coffee.yml", "Audio/coffee/orderDrink-01-en-us.wav"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -49,7 +49,7 @@ import Testing
     }
 
     /// The cap on active HMMs reaches the setting PocketSphinx reads every frame, and nil puts
-    /// back the configured one (-maxhmmpf from the arguments, here 5000).
+    /// back the configured one (-maxhmmpf from the arguments, here 5000), as does 0.
     @Test func activeHMMCapIsTheSettingTheSearchReads() throws {
         var configuration = DecoderConfiguration()
         configuration.arguments["-maxhmmpf"] = "5000"
@@ -59,6 +59,8 @@ import Testing
         #expect(decoder.effectiveMaxActiveHMMs == 300)
         decoder.maxActiveHMMs = nil
         #expect(decoder.effectiveMaxActiveHMMs == 5000)
+        decoder.maxActiveHMMs = 0
+        #expect(decoder.effectiveMaxActiveHMMs == 5000, "a cap of 0 would narrow the beams at every frame")
     }
 
     /// Real speech through a grammar with a garbage loop, which keeps hundreds of HMMs active:
