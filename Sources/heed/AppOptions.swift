@@ -14,6 +14,12 @@ struct AppOptions: ParsableArguments {
         try Authorizer.standard(stateDirectory: stateDir.map { URL(fileURLWithPath: $0) })
     }
 
+    /// The permission gate of the commands that decode files: asks once, on a terminal. Without
+    /// speech recognition authorized, prints why and ends the command with the gate's status.
+    func speechRecognitionAuthorization() throws -> Authorization {
+        do { return try authorizer().authorize(.speechRecognition, for: manifest(), prompter: TerminalPrompter.ifInteractive) } catch { throw error.exit() }
+    }
+
     /// The manifest named by --app, or heed's own.
     func manifest() throws(AuthorizationError) -> AppManifest {
         if let app { return try AppManifest(contentsOf: URL(fileURLWithPath: app)) }

@@ -73,13 +73,7 @@ struct ContextCommand: ParsableCommand {
             var options = tuning.options()
             let vocabulary = try vocabularyOptions.vocabulary()
             vocabularyOptions.apply(to: &options)
-            let authorization: Authorization
-            do {
-                let app = try appOptions.manifest()
-                authorization = try appOptions.authorizer().authorize(.speechRecognition, for: app, prompter: TerminalPrompter.ifInteractive)
-            } catch {
-                throw error.exit()
-            }
+            let authorization = try appOptions.speechRecognitionAuthorization()
             let recognizer: CommandRecognizer
             do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
             guard let exported = recognizer.exportCommandSearch() else { throw ExitCode(64) }

@@ -44,12 +44,7 @@ struct NewSuite: ParsableCommand {
             Terminal.error("\(directory): no .wav files")
             throw ExitCode(66)
         }
-        let authorization: Authorization
-        do {
-            authorization = try appOptions.authorizer().authorize(.speechRecognition, for: appOptions.manifest(), prompter: TerminalPrompter.ifInteractive)
-        } catch {
-            throw error.exit()
-        }
+        let authorization = try appOptions.speechRecognitionAuthorization()
         var options = tuning.options()
         vocabularyOptions.apply(to: &options)
         let vocabulary = try vocabularyOptions.vocabulary()

@@ -47,13 +47,7 @@ struct Recognize: ParsableCommand {
         vocabularyOptions.apply(to: &options)
 
         // The gate comes first: without speech recognition authorized, nothing is read or decoded.
-        let authorization: Authorization
-        do {
-            let app = try appOptions.manifest()
-            authorization = try appOptions.authorizer().authorize(.speechRecognition, for: app, prompter: TerminalPrompter.ifInteractive)
-        } catch {
-            throw error.exit()
-        }
+        let authorization = try appOptions.speechRecognitionAuthorization()
         let recognizer: CommandRecognizer
         do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
         if !noShortcuts && vocabularyOptions.grammar == nil {

@@ -106,12 +106,7 @@ struct RunSuites: ParsableCommand {
     }
 
     func run() throws {
-        let authorization: Authorization
-        do {
-            authorization = try appOptions.authorizer().authorize(.speechRecognition, for: appOptions.manifest(), prompter: TerminalPrompter.ifInteractive)
-        } catch {
-            throw error.exit()
-        }
+        let authorization = try appOptions.speechRecognitionAuthorization()
         var conditions: [SuiteCondition] = noClean ? [] : [.clean]
         for path in noise { conditions += snr.map { .noise(Self.noiseName(path), snr: $0) } }
         conditions += speed.map { .speed($0) } + gain.map { .gain($0) }
