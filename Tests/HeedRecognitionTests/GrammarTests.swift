@@ -28,6 +28,25 @@ struct GrammarTests {
         #expect(entries(into: grammar.stateCount - 1, grammar) == inner)
     }
 
+    /// PocketSphinx's FSG file format: states, then one TRANSITION line per arc, an empty one
+    /// without a word; probabilities as they are (PocketSphinx applies the language weight).
+    @Test func fsgTextIsPocketSphinxsFileFormat() {
+        var grammar = Grammar()
+        grammar.addPhrase(["turn", "on"])
+        grammar.add(from: grammar.start, to: grammar.final, word: nil, probability: 0.5)
+        #expect(grammar.fsgText(name: "lights") == """
+            FSG_BEGIN lights
+            NUM_STATES 3
+            START_STATE 0
+            FINAL_STATE 1
+            TRANSITION 0 2 1.0 turn
+            TRANSITION 2 1 1.0 on
+            TRANSITION 0 1 0.5
+            FSG_END
+
+            """)
+    }
+
     @Test func withoutEntryFromInsideOnlyWholePhrasesLeadToGarbage() {
         var grammar = Grammar()
         grammar.addPhrase(["what", "is", "the", "voltage"])
