@@ -147,7 +147,7 @@ def continuous_commands(out):
             found.append((spoken[0][1], spoken[-1][2], intent))
     for line in out.splitlines():
         fields = line.split()
-        if len(fields) == 4 and re.fullmatch(r"[\d.]+", fields[1]) and re.fullmatch(r"[\d.]+", fields[2]):
+        if len(fields) == 4 and re.fullmatch(r"-?[\d.]+", fields[1]) and re.fullmatch(r"-?[\d.]+", fields[2]):
             words = (words or []) + [(fields[0], float(fields[1]), float(fields[2]))]
         else:
             close()
