@@ -76,8 +76,9 @@ public struct RecognizerOptions: Sendable {
     /// PocketSphinx's 12. Above the cap the beams narrow until the crowd thins. Chosen on the
     /// clean suites (BENCHMARKS.md, "Fewer active HMMs").
     public var maxActiveHMMs: Int? = 500
-    /// The same for noisy utterances (see `noiseSuppressionRangeDB`). Noise keeps many more
-    /// paths close together, so it needs a higher cap (BENCHMARKS.md, "Fewer active HMMs").
+    /// The same for noisy utterances (see `noiseSuppressionRangeDB`; nil: no cap). Noise keeps
+    /// many more paths close together, and babble loses commands at any cap that saves much
+    /// (BENCHMARKS.md, "Fewer active HMMs").
     public var noisyMaxActiveHMMs: Int? = nil
     /// On an utterance that was not understood, decode again the part within this many dB of
     /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
@@ -228,13 +229,7 @@ public final class CommandRecognizer {
     /// (`heed context export`; `make bench` compares the two on it). nil for a JSGF vocabulary.
     public func exportCommandSearch() -> (fsg: String, dictionary: String)? {
         guard let grammar = commandSearchGrammar else { return nil }
-        var entries: [String] = []
-        for word in grammar.words.sorted() {
-            for (index, phones) in decoder.pronunciations(of: word).enumerated() {
-                entries.append("\(index == 0 ? word : "\(word)(\(index + 1))") \(phones)")
-            }
-        }
-        return (grammar.fsgText(name: Self.commandSearch), entries.joined(separator: "\n") + "\n")
+        return (grammar.fsgText(name: Self.commandSearch), decoder.dictionaryText(for: grammar.words.sorted()))
     }
 
     // MARK: Dialogue

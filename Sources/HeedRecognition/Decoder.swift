@@ -186,6 +186,18 @@ public final class Decoder {
         return all
     }
 
+    /// `words` as a CMUdict-format dictionary, every pronunciation the decoder has for each
+    /// ("read  R EH D", "read(2)  R IY D"), for PocketSphinx's -dict.
+    public func dictionaryText(for words: some Sequence<String>) -> String {
+        var lines: [String] = []
+        for word in words {
+            for (index, phones) in pronunciations(of: word).enumerated() {
+                lines.append("\(index == 0 ? word : "\(word)(\(index + 1))") \(phones)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     private func loadedPronunciation(of word: String) -> String? {
         guard let phones = ps_lookup_word(decoder, word) else { return nil }
         defer { free(phones) }

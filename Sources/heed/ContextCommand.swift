@@ -71,12 +71,7 @@ struct ContextCommand: ParsableCommand {
         }
 
         func run() throws {
-            var options = tuning.options()
-            let vocabulary = try vocabularyOptions.vocabulary()
-            vocabularyOptions.apply(to: &options)
-            let authorization = try appOptions.speechRecognitionAuthorization()
-            let recognizer: CommandRecognizer
-            do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
+            let recognizer = try vocabularyOptions.recognizer(tuning: tuning, app: appOptions)
             guard let exported = recognizer.exportCommandSearch() else { throw ExitCode(64) }
             for (path, text) in [(writeFSG, exported.fsg), (writeDict, exported.dictionary)] {
                 do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {

@@ -42,14 +42,8 @@ struct Recognize: ParsableCommand {
     }
 
     func run() throws {
-        var options = tuning.options()
-        let vocabulary = try vocabularyOptions.vocabulary()
-        vocabularyOptions.apply(to: &options)
-
-        // The gate comes first: without speech recognition authorized, nothing is read or decoded.
-        let authorization = try appOptions.speechRecognitionAuthorization()
-        let recognizer: CommandRecognizer
-        do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
+        // The gate comes before any audio: without speech recognition authorized, nothing is read or decoded.
+        let recognizer = try vocabularyOptions.recognizer(tuning: tuning, app: appOptions)
         if !noShortcuts && vocabularyOptions.grammar == nil {
             let store = try Shortcuts.store(stateDir: appOptions.stateDir)
             do {

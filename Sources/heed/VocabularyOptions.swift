@@ -39,3 +39,16 @@ struct VocabularyOptions: ParsableArguments {
         return .commands(noBuiltins ? CommandSet() : .builtins, contexts: loaded)
     }
 }
+
+extension VocabularyOptions {
+    /// A recognizer for these words with `tuning`'s settings. The contexts are read first (one
+    /// that does not parse ends the command), then the permission gate: without speech
+    /// recognition authorized, nothing is read or decoded.
+    func recognizer(tuning: TuningOptions, app appOptions: AppOptions) throws -> CommandRecognizer {
+        var options = tuning.options()
+        let vocabulary = try vocabulary()
+        apply(to: &options)
+        let authorization = try appOptions.speechRecognitionAuthorization()
+        do { return try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
+    }
+}
