@@ -83,10 +83,15 @@ public struct RecognizerOptions: Sendable {
     /// On an utterance that was not understood, decode again the part within this many dB of
     /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
     public var foregroundMarginDB: Double? = 15
-    /// In a noisy utterance that was not understood, the decoded words within this many dB of the
-    /// loudest one are taken as the command when they form one and every other word is quieter
-    /// (nil: never). See `commandSpokenOverBackground`; chosen on Audio/* with babble.
+    /// In a noisy utterance that was not understood, a run of decoded words that forms a command is
+    /// taken as the command when every other word is at least this many dB below the run's
+    /// loudest word (nil: never) and `backgroundBelowCommandDB` below its quietest. See
+    /// `commandOverBackground`; chosen on Audio/* with babble.
     public var foregroundWordMarginDB: Double? = 6
+    /// How far every word around a command said over background talk must be below the command's
+    /// quietest word. Chosen on Audio/coffee, home and workshop with babble at 10 dB: 0 let 7 of 74
+    /// near misses through, 3 lets 1 (BENCHMARKS.md, "Commands over background talk, again").
+    public var backgroundBelowCommandDB = 3.0
     /// Utterance verification: a decoded command is decoded again against a free phone loop, the
     /// best any sequence of sounds can fit those frames, and rejected when the command's own
     /// acoustic fit falls short of it by more than this many log units per frame (nil: never).
@@ -558,31 +563,56 @@ public final class CommandRecognizer {
             let frames = frameLevels[min(frameLevels.count, word.startFrame)..<min(frameLevels.count, word.endFrame + 1)].sorted()
             return frames.isEmpty ? -.infinity : frames[frames.count * 9 / 10]
         }
-        guard let loudest = levels.max() else { return nil }
-        let loud = levels.indices.filter { levels[$0] >= loudest - margin }
-        guard let first = loud.first, let last = loud.last, loud.count == last - first + 1, loud.count < spoken.count else { return nil }
-        let words = spoken[first...last].map { Self.baseWord($0.word) }
-        guard let intent = vocabulary.match(words) else { return nil }
-        // Confidence: the share of the N-best mass that hears the same words in the foreground.
-        let confidence = Self.confidence(of: words, among: hypothesis.alternatives) { alternative in
-            alternative.map(Self.baseWord).containsRun(words) ? "foreground" : "other"
-        }
-        guard confidence >= options.minConfidence else { return nil }
+        guard let (run, intent) = Self.commandOverBackground(words: spoken.map { Self.baseWord($0.word) }, levels: levels,
+                                                             marginDB: margin, belowQuietestDB: options.backgroundBelowCommandDB,
+                                                             match: vocabulary.match) else { return nil }
+        let words = spoken[run].map { Self.baseWord($0.word) }
         // The garbage that is cheap enough to explain the background also takes a share of the
         // command's own sounds, so the loud words are sometimes the wrong command. They count only
         // when decoding their stretch alone, against the grammar for clean speech, hears them too.
-        let frames = spoken[first].startFrame...spoken[last].endFrame
+        let frames = spoken[run.lowerBound].startFrame...spoken[run.upperBound].endFrame
         let stretch = Self.padded(frames: frames, frameLength: sampleRate / decoder.frameRate, in: samples, sampleRate: sampleRate)
         guard !stretch.isEmpty else { return nil }
         try use(search: Self.commandSearch, noisy: true)
         let alone = try decode(samples[stretch])
         try selectSearch(noisy: true)
-        guard alone.spokenWords.map({ Self.baseWord($0.word) }).containsRun(words) else { return nil }
+        guard alone.reachedFinalState, alone.spokenWords.map({ Self.baseWord($0.word) }).containsRun(words) else { return nil }
+        // Confidence: the share of the N-best mass that hears the same words in the foreground
+        // (from the stretch alone when the whole utterance's search ended without a list).
+        let confidence = Self.confidence(of: words, among: hypothesis.alternatives.isEmpty ? alone.alternatives : hypothesis.alternatives) {
+            $0.map(Self.baseWord).containsRun(words) ? "foreground" : "other"
+        }
+        guard confidence >= options.minConfidence else { return nil }
         let utterance = Utterance(start: time(ofFrame: frames.lowerBound, startSample: startSample),
                                   end: time(ofFrame: frames.upperBound + 1, startSample: startSample),
                                   transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
         let checked = try verified(utterance, hypothesis, frames: frames, samples, noisy: true)
         return checked?.understood == true ? checked : nil
+    }
+
+    /// The command said over background talk in a decoded utterance: the longest run of
+    /// consecutive `words` that forms a command while every word outside it is quieter, at least
+    /// `marginDB` below the run's loudest word and `belowQuietestDB` below its quietest. Function
+    /// words inside a command ("the", "a") are often as quiet as the voices behind it, so the run
+    /// is not required to be loud throughout; the words around it must be quieter than all of it,
+    /// which a near miss said by the same voice ("make me a sandwich") is not. The run leaves at
+    /// least one word out: a command that is the whole utterance needs no background removed.
+    static func commandOverBackground(words: [String], levels: [Double], marginDB: Double, belowQuietestDB: Double,
+                                      match: ([String]) -> Intent?) -> (run: ClosedRange<Int>, intent: Intent)? {
+        precondition(words.count == levels.count, "one level per word")
+        guard words.count > 1 else { return nil }
+        for length in stride(from: words.count - 1, through: 1, by: -1) {
+            for start in 0...(words.count - length) {
+                let run = start...(start + length - 1)
+                guard let intent = match(Array(words[run])) else { continue }
+                let loudest = levels[run].max()!, quietest = levels[run].min()!
+                let othersQuieter = words.indices.allSatisfy {
+                    run.contains($0) || (levels[$0] <= loudest - marginDB && levels[$0] <= quietest - belowQuietestDB)
+                }
+                if othersQuieter { return (run, intent) }
+            }
+        }
+        return nil
     }
 
     /// The utterance, or not understood when verification finds its acoustic fit too far below
@@ -645,10 +675,10 @@ public final class CommandRecognizer {
     /// nil when nothing but silence and noise was decoded.
     private func interpret(_ hypothesis: Hypothesis, startSample: Int, sampleCount: Int) -> Utterance? {
         let spoken = hypothesis.spokenWords
-        guard let first = spoken.first, let last = spoken.last else {
+        guard hypothesis.reachedFinalState, let first = spoken.first, let last = spoken.last else {
             // The endpointer heard something, but no path through the grammar (not even the
-            // garbage loops) fits it, or only silence and noise did.
-            guard hypothesis.words.isEmpty else { return nil }
+            // garbage loops) reached its end, or only silence and noise were decoded.
+            guard hypothesis.words.isEmpty || !hypothesis.reachedFinalState else { return nil }
             let start = Double(startSample) / Double(sampleRate) + options.endpointer.preRoll
             let end = Double(startSample + sampleCount) / Double(sampleRate)
             return Utterance(start: min(start, end), end: end, transcript: "", intent: nil, understood: false, confidence: 0)

@@ -75,6 +75,10 @@ public struct Hypothesis: Equatable, Sendable {
     /// The N-best list from the lattice, best first (the best path itself included).
     public var alternatives: [Alternative]
     public var frameCount: Int
+    /// False when no path reached the grammar's final state and `words` is the best path that
+    /// was still alive at the last frame (PocketSphinx's "Final result does not match the
+    /// grammar"): what the decoder heard, but not a whole sentence of the grammar.
+    public var reachedFinalState = true
 
     /// The acoustic fit of the whole path, fillers included, without the grammar's weights.
     public var acousticScore: Int64 { words.reduce(0) { $0 + Int64($1.acousticScore) } }
@@ -376,25 +380,22 @@ public final class Decoder {
     public func endUtterance(alternatives: Bool = true) throws(RecognitionError) -> Hypothesis {
         precondition(inUtterance, "endUtterance without startUtterance")
         inUtterance = false
+        // Before the utterance ends, the search backtraces from the best word end of the last
+        // frame, wherever in the grammar it is; afterwards only from the final state. Taken now
+        // (a backtrace, no lattice), it is the fallback when no path reached the final state.
+        var partialScore: Int32 = 0
+        let partial = ps_get_hyp(decoder, &partialScore) != nil ? segments() : []
         guard ps_end_utt(decoder) >= 0 else {
             throw RecognitionError(kind: .decoding, function: "ps_end_utt", message: "the decoder failed to finish the utterance")
         }
         var score: Int32 = 0
         let frames = Int(ps_get_n_frames(decoder))
         guard ps_get_hyp(decoder, &score) != nil else {
-            return Hypothesis(words: [], score: 0, alternatives: [], frameCount: frames)
+            var failed = Hypothesis(words: partial, score: partialScore, alternatives: [], frameCount: frames)
+            failed.reachedFinalState = false
+            return failed
         }
-        var words: [WordSegment] = []
-        var segment = ps_seg_iter(decoder)
-        while let current = segment {
-            var start: Int32 = 0, end: Int32 = 0, acoustic: Int32 = 0, language: Int32 = 0, backoff: Int32 = 0
-            ps_seg_frames(current, &start, &end)
-            _ = ps_seg_prob(current, &acoustic, &language, &backoff)
-            let word = String(cString: ps_seg_word(current))
-            words.append(WordSegment(word: word, startFrame: Int(start), endFrame: Int(end), acousticScore: acoustic, isFiller: Self.isFiller(word)))
-            segment = ps_seg_next(current)  // frees the iterator at the end
-        }
-        var hypothesis = Hypothesis(words: words, score: score, alternatives: [], frameCount: frames)
+        var hypothesis = Hypothesis(words: segments(), score: score, alternatives: [], frameCount: frames)
         guard alternatives else { return hypothesis }
         hypothesis.alternatives = nBest(limit: Self.alternativesKept)
         // The A* search over the lattice can miss the path the decoder chose (when its best-path
@@ -406,6 +407,21 @@ public final class Decoder {
             hypothesis.alternatives.insert(Alternative(words: best, score: hypothesis.alternatives.first?.score ?? score), at: 0)
         }
         return hypothesis
+    }
+
+    /// The words of the current best path with their frames and acoustic scores.
+    private func segments() -> [WordSegment] {
+        var words: [WordSegment] = []
+        var segment = ps_seg_iter(decoder)
+        while let current = segment {
+            var start: Int32 = 0, end: Int32 = 0, acoustic: Int32 = 0, language: Int32 = 0, backoff: Int32 = 0
+            ps_seg_frames(current, &start, &end)
+            _ = ps_seg_prob(current, &acoustic, &language, &backoff)
+            let word = String(cString: ps_seg_word(current))
+            words.append(WordSegment(word: word, startFrame: Int(start), endFrame: Int(end), acousticScore: acoustic, isFiller: Self.isFiller(word)))
+            segment = ps_seg_next(current)  // frees the iterator at the end
+        }
+        return words
     }
 
     /// How many N-best hypotheses an utterance keeps (enough to see the nearest competitors).

@@ -35,7 +35,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for utterances heard through noise (default 20); 0 turns it off there.", valueName: "LOG-UNITS"))
     var noisyVerifyMargin: Double?
 
-    @Option(help: ArgumentHelp("In a noisy utterance, take the decoded words within this many dB of the loudest as the command when they form one and all other words are quieter (background talk; default 6); 0 turns it off.", valueName: "DB"))
+    @Option(help: ArgumentHelp("In a noisy utterance, take a run of decoded words that forms a command as the command when every other word is this many dB below its loudest word and quieter than all of it (background talk; default 6); 0 turns it off.", valueName: "DB"))
     var foregroundWordMargin: Double?
 
     @Option(help: ArgumentHelp("Take a decoded command only when the stretch it was heard in holds this many seconds of voiced speech (default 0.02; clatter has none); 0 turns the check off.", valueName: "SECONDS"))

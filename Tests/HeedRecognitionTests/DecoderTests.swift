@@ -48,6 +48,26 @@ import Testing
         #expect(hypothesis.text == "go forward ten meters")
     }
 
+    /// When no path reaches the grammar's final state (PocketSphinx: "Final result does not match
+    /// the grammar"), the hypothesis says so and keeps the best path the search still had, so the
+    /// caller can see what was heard instead of nothing at all.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func aSearchThatEndsInsideAPhraseKeepsItsBestPath() throws {
+        var grammar = Grammar()
+        grammar.addPhrase(["go", "forward", "ten", "meters"])
+        let decoder = try Decoder()
+        try decoder.add(grammar, named: "built")
+        try decoder.select("built")
+        let whole = try samples(Fixtures.corpus.appendingPathComponent("goforward.raw"))
+        let complete = try decode(decoder, whole)
+        #expect(complete.reachedFinalState && complete.text == "go forward ten meters")
+        // The recording cut after "go forward" (1.17 s of 2.6 s): the sentence cannot end there.
+        let cut = try decode(decoder, Array(whole.prefix(18_720)))
+        #expect(!cut.reachedFinalState)
+        #expect(Array(cut.spokenWords.map(\.word).prefix(2)) == ["go", "forward"], "\(cut.text)")
+        #expect(cut.alternatives.isEmpty)
+    }
+
     /// The cap on active HMMs reaches the setting PocketSphinx reads every frame, and nil puts
     /// back the configured one (-maxhmmpf from the arguments, here 5000), as does 0.
     @Test func activeHMMCapIsTheSettingTheSearchReads() throws {

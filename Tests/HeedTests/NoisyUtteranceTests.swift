@@ -44,6 +44,49 @@ import Testing
         #expect(!["stop"].containsRun(["stop", "now"]))
     }
 
+    /// Commands of the tests below.
+    static func match(_ words: [String]) -> Intent? {
+        switch words.joined(separator: " ") {
+        case "close the blinds in the bedroom": Intent(name: "closeBlinds", slots: ["room": "bedroom"])
+        case "turn the light on": Intent(name: "lightsOn")
+        case "light on": Intent(name: "lightOn")
+        default: nil
+        }
+    }
+
+    func overBackground(_ words: String, _ levels: [Double]) -> (ClosedRange<Int>, String)? {
+        CommandRecognizer.commandOverBackground(words: words.split(separator: " ").map(String.init), levels: levels,
+                                                marginDB: 6, belowQuietestDB: 3, match: Self.match).map { ($0.run, $0.intent.name) }
+    }
+
+    /// Word levels as decoded from real mixes (Audio/home with babble at 10 dB): the command's
+    /// function words are as quiet as the voices behind it, so the command need not be loud
+    /// throughout; what decides is that every other word is quieter than all of the command.
+    @Test func aCommandOverBackgroundIsARunOthersAreQuieterThan() throws {
+        // "the" at 60 is 6 dB under "in" at 66; the babble's "had" at 51 is under every word.
+        let found = try #require(overBackground("close the blinds in the bedroom had", [65, 60, 67, 66, 60, 65, 51]))
+        #expect(found.0 == 0...5 && found.1 == "closeBlinds")
+        // Background on both sides.
+        #expect(overBackground("so turn the light on had", [50, 66, 62, 70, 68, 55])?.0 == 1...4)
+    }
+
+    @Test func wordsAsLoudAsTheCommandMeanNoBackgroundToDrop() {
+        // A near miss in one voice: the words around the run are as loud as the run's quiet words.
+        #expect(overBackground("turn the light on please", [66, 60, 68, 67, 61]) == nil)
+        // Quieter than the loudest word by the margin, but not below the run's quietest word.
+        #expect(overBackground("turn the light on had", [70, 60, 68, 67, 59]) == nil)
+        // The whole utterance is the command: nothing to drop (the first decode would have taken it).
+        #expect(overBackground("turn the light on", [66, 60, 68, 67]) == nil)
+        // No run forms a command.
+        #expect(overBackground("turn the lamp on had", [66, 60, 68, 67, 40]) == nil)
+    }
+
+    @Test func theLongestCommandRunWins() {
+        // "light on" alone would also have quieter words around it; the whole command is the run.
+        let found = overBackground("had turn the light on", [50, 60, 58, 68, 67])
+        #expect(found?.0 == 1...4 && found?.1 == "lightsOn")
+    }
+
     @Test func noForegroundWhenTheLoudPartIsNearlyEverything() {
         let samples = frames(Array(repeating: 12, count: 95) + Array(repeating: 30, count: 5))
         #expect(CommandRecognizer.foreground(of: samples, marginDB: 15, sampleRate: 16_000) == nil)
