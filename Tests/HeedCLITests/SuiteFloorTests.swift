@@ -117,7 +117,8 @@ import Testing
 
     /// Commands said over background talk: the words the person says to the device are louder
     /// than the voices behind them (BENCHMARKS.md, "Commands over background talk": 12/60 -> 27/60
-    /// with WebRTC's suppressor and the masking floor, 1/60 -> 22/60 with speexdsp's).
+    /// with WebRTC's suppressor and the masking floor, 1/60 -> 22/60 with speexdsp's; 11/60 -> 26/60
+    /// in "Commands over background talk, again").
     @Test func commandsOverBackgroundTalk() throws {
         let arguments = ["Audio/builtins", "--noise", "Audio/noise/babble.wav", "--snr", "10", "--no-clean"]
         let plain = try #require(try run(arguments + ["--foreground-word-margin", "0"])["babble @ 10 dB"])
