@@ -173,6 +173,40 @@ for _ in range(2):
     stream_runs["continuous-fsg"].append((cpu, rss))
     continuous_fsg_stream = credit(continuous_commands(out))
 
+# 1c. Noisy input: the same recordings mixed with room noise at 12 dB (`heed test --keep-audio` makes
+# the mixes), decoded by heed recognize and by pocketsphinx_batch with the six-word JSGF, interleaved.
+# Quiet files never reach Heed's noisy-utterance passes (suppressed audio, background talk), so only
+# this shows what they cost.
+noisy = {}
+for noise_name in ["pink", "babble"]:
+    keep = os.path.join(work, "mixes-" + noise_name)
+    subprocess.run([heed, "test", os.path.join(root, "Audio/builtins"), "--noise", os.path.join(root, "Audio/noise", noise_name + ".wav"),
+                    "--snr", "12", "--no-clean", "--keep-audio", keep], env=env, capture_output=True)
+    mixes = sorted(glob.glob(os.path.join(keep, "*", "*", "*.wav")))
+    mix_ctl, mix_hyp = os.path.join(work, noise_name + ".ctl"), os.path.join(work, noise_name + ".hyp")
+    open(mix_ctl, "w").write("".join(os.path.relpath(f, keep)[:-4] + "\n" for f in mixes))
+    mix_batch = batch[:]
+    for flag, value in [("-cepdir", keep), ("-ctl", mix_ctl), ("-hyp", mix_hyp)]:
+        mix_batch[mix_batch.index(flag) + 1] = value
+    mix_runs = {"heed": [], "batch": []}
+    for _ in range(2):
+        out, _, cpu, rss = timed([heed, "recognize", "--json", *mixes], env=env)
+        mix_runs["heed"].append((cpu, rss))
+        heed_mix = {f: [] for f in mixes}
+        for line in out.splitlines():
+            item = json.loads(line)
+            if item["understood"]:
+                heed_mix[item["file"]].append(item["intent"])
+        _, _, cpu, rss = timed(mix_batch)
+        mix_runs["batch"].append((cpu, rss))
+    batch_mix = {f: [] for f in mixes}
+    for line in open(mix_hyp):
+        text, _, rest = line.rpartition(" (")
+        path = os.path.join(keep, rest.split()[0] + ".wav")
+        if path in batch_mix and text.strip():
+            batch_mix[path] = [text.strip()]
+    noisy[noise_name] = (mix_runs, heed_mix, batch_mix)
+
 # 2. Latency: end of speech to intent event, on paced live input (heed listen --input).
 count = 30 if quick else 100
 positives = [f for f in files if expected(f)]
@@ -238,6 +272,10 @@ print(f"the same {len(files)} recordings as one {audio_seconds:.0f} s stream, me
 print("")
 comparison("pocketsphinx_continuous -infile (six-word JSGF)", stream_runs["heed"], heed_stream, stream_runs["continuous"], continuous_stream)
 comparison("pocketsphinx_continuous -infile -fsg (Heed's grammar)", stream_runs["heed"], heed_stream, stream_runs["continuous-fsg"], continuous_fsg_stream)
+for noise_name, (mix_runs, heed_mix, batch_mix) in noisy.items():
+    print(f"the same {len(files)} recordings mixed with {noise_name} noise at 12 dB (heed test --keep-audio), median of 2 interleaved runs:")
+    print("")
+    comparison("pocketsphinx_batch (six-word JSGF)", mix_runs["heed"], heed_mix, mix_runs["batch"], batch_mix)
 print(f"latency, end of last word to intent event, heed listen --input, {len(latencies)} utterances:")
 print(f"  p50 {statistics.median(latencies):.0f} ms, p95 {q[18]:.0f} ms, max {max(latencies):.0f} ms "
       f"(includes the trailing silence that ends an utterance)")
