@@ -44,7 +44,8 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Speed, latency and memory beside plain PocketSphinx (takes about four minutes; not part of CI).
+# Speed, latency and memory beside plain PocketSphinx, on quiet and on noisy input (takes about ten
+# minutes; not part of CI).
 bench: release
 	$(SWIFT) build -c release --product heed-ring-bench
 	python3 scripts/bench.py
