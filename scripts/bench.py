@@ -81,34 +81,45 @@ def command_of(words):
     return spoken[0] if len(spoken) == 1 and spoken[0] in COMMANDS else None
 
 
+def heed_intents(out, paths):
+    """`heed recognize --json` output -> {path: [intent of each understood utterance]}."""
+    results = {f: [] for f in paths}
+    for line in out.splitlines():
+        item = json.loads(line)
+        if item["understood"]:
+            results[item["file"]].append(item["intent"])
+    return results
+
+
+def batch_intents(hyp_file, base, paths, intent_of):
+    """pocketsphinx_batch's -hyp file (utterance ids relative to `base`) -> {path: [intent]}, where
+    `intent_of` turns a hypothesis text into a command or None."""
+    results = {f: [] for f in paths}
+    for line in open(hyp_file):
+        text, _, rest = line.rpartition(" (")
+        path = os.path.join(base, rest.split()[0] + ".wav")
+        intent = intent_of(text)
+        if path in results and intent:
+            results[path] = [intent]
+    return results
+
+
+def six_word_intent(text):
+    return text.strip() or None
+
+
 runs = {"heed": [], "batch": [], "batch-fsg": []}
 heed_results = {}
 for _ in range(2):
     out, wall, cpu, rss = timed([heed, "recognize", "--json", *files], env=env)
     runs["heed"].append((cpu, rss))
-    heed_results = {f: [] for f in files}
-    for line in out.splitlines():
-        item = json.loads(line)
-        if item["understood"]:
-            heed_results[item["file"]].append(item["intent"])
+    heed_results = heed_intents(out, files)
     _, wall, cpu, rss = timed(batch)
     runs["batch"].append((cpu, rss))
     _, wall, cpu, rss = timed(batch_fsg)
     runs["batch-fsg"].append((cpu, rss))
-batch_results = {f: [] for f in files}
-for line in open(hyp):
-    text, _, rest = line.rpartition(" (")
-    name = rest.split()[0]
-    path = os.path.join(root, name + ".wav")
-    if path in batch_results and text.strip():
-        batch_results[path] = [text.strip()]
-batch_fsg_results = {f: [] for f in files}
-for line in open(hyp_fsg):
-    text, _, rest = line.rpartition(" (")
-    path = os.path.join(root, rest.split()[0] + ".wav")
-    intent = command_of(text.split())
-    if path in batch_fsg_results and intent:
-        batch_fsg_results[path] = [intent]
+batch_results = batch_intents(hyp, root, files, six_word_intent)
+batch_fsg_results = batch_intents(hyp_fsg, root, files, lambda text: command_of(text.split()))
 model_load = timed([heed, "context", "check", os.path.join(root, "Models/contexts/lights.yml")])[1]
 
 # 1b. The same recordings as one long stream: heed recognize against pocketsphinx_continuous
@@ -192,20 +203,10 @@ for noise_name in ["pink", "babble"]:
     for _ in range(2):
         out, _, cpu, rss = timed([heed, "recognize", "--json", *mixes], env=env)
         mix_runs["heed"].append((cpu, rss))
-        heed_mix = {f: [] for f in mixes}
-        for line in out.splitlines():
-            item = json.loads(line)
-            if item["understood"]:
-                heed_mix[item["file"]].append(item["intent"])
+        heed_mix = heed_intents(out, mixes)
         _, _, cpu, rss = timed(mix_batch)
         mix_runs["batch"].append((cpu, rss))
-    batch_mix = {f: [] for f in mixes}
-    for line in open(mix_hyp):
-        text, _, rest = line.rpartition(" (")
-        path = os.path.join(keep, rest.split()[0] + ".wav")
-        if path in batch_mix and text.strip():
-            batch_mix[path] = [text.strip()]
-    noisy[noise_name] = (mix_runs, heed_mix, batch_mix)
+    noisy[noise_name] = (mix_runs, heed_mix, batch_intents(mix_hyp, keep, mixes, six_word_intent))
 
 # 2. Latency: end of speech to intent event, on paced live input (heed listen --input).
 count = 30 if quick else 100
