@@ -383,15 +383,14 @@ public final class Decoder {
         // Before the utterance ends, the search backtraces from the best word end of the last
         // frame, wherever in the grammar it is; afterwards only from the final state. Taken now
         // (a backtrace, no lattice), it is the fallback when no path reached the final state.
-        var partialScore: Int32 = 0
-        let partial = ps_get_hyp(decoder, &partialScore) != nil ? segments() : []
+        let partial = segments()
         guard ps_end_utt(decoder) >= 0 else {
             throw RecognitionError(kind: .decoding, function: "ps_end_utt", message: "the decoder failed to finish the utterance")
         }
         var score: Int32 = 0
         let frames = Int(ps_get_n_frames(decoder))
         guard ps_get_hyp(decoder, &score) != nil else {
-            var failed = Hypothesis(words: partial, score: partialScore, alternatives: [], frameCount: frames)
+            var failed = Hypothesis(words: partial, score: 0, alternatives: [], frameCount: frames)
             failed.reachedFinalState = false
             return failed
         }
