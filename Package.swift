@@ -45,8 +45,11 @@ let package = Package(
         .target(name: "HeedAudio", dependencies: ["CSpeexDSP", "CWebRTCNoise"]),
         // Stage 1, live: ALSA capture behind the microphone permission, and the lock-free ring.
         .target(name: "HeedCapture", dependencies: ["CALSA", "HeedAudio", "HeedAuthorization"]),
+        // PocketSphinx's Gaussian evaluation for PTM models, several Gaussians per instruction
+        // (Sources/CPTMScorer: the only file that knows PocketSphinx's internal structures).
+        .target(name: "CPTMScorer", dependencies: ["CPocketSphinx"]),
         // Stage 2: the PocketSphinx decoder and the grammar it searches.
-        .target(name: "HeedRecognition", dependencies: ["CPocketSphinx", "HeedAudio"]),
+        .target(name: "HeedRecognition", dependencies: ["CPocketSphinx", "CPTMScorer", "HeedAudio"]),
         // YAML with a bound on alias expansion, for every file Heed reads as YAML.
         .target(name: "HeedYAML", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Stage 3: word sequences to intents.

@@ -1,4 +1,5 @@
 import CPocketSphinx
+import CPTMScorer
 import Foundation
 
 /// A failure inside PocketSphinx, with the C function that reported it.
@@ -26,6 +27,10 @@ public struct DecoderConfiguration: Sendable, Equatable {
     public var logFile: URL?
     /// Further PocketSphinx arguments, e.g. ["-beam": "1e-60"]. Applied last.
     public var arguments: [String: String] = [:]
+    /// Score frames with Heed's interleaved Gaussian evaluation (Sources/CPTMScorer) instead of
+    /// PocketSphinx's own: the same scores, computed several Gaussians at a time. False keeps
+    /// PocketSphinx's, for comparison. Models that are not PTM always keep PocketSphinx's.
+    public var interleavedGaussians = true
 
     public init(acousticModel: URL = systemModelRoot.appendingPathComponent("en-us"),
                 dictionary: URL = systemModelRoot.appendingPathComponent("cmudict-en-us.dict")) {
@@ -106,6 +111,9 @@ public final class Decoder {
     private var inUtterance = false
     private var dither: UInt32 = 1
     private let lexicon: Lexicon
+    /// Whether frames are scored by Heed's interleaved Gaussian evaluation (see
+    /// `DecoderConfiguration.interleavedGaussians`).
+    public let usesInterleavedGaussians: Bool
     /// Base words already looked up in the lexicon (found or not), so each is looked up once.
     private var lexiconLookups: Set<String> = []
 
@@ -133,6 +141,7 @@ public final class Decoder {
                                    message: "cannot load the acoustic model from \(configuration.acousticModel.path)")
         }
         self.decoder = decoder
+        usesInterleavedGaussians = configuration.interleavedGaussians && heed_ptm_scorer_install(decoder) == 1
         let active = ps_get_config(decoder)
         sampleRate = Int(cmd_ln_float_r(active, "-samprate"))
         frameRate = Int(cmd_ln_int_r(active, "-frate"))

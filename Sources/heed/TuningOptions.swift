@@ -53,6 +53,9 @@ struct TuningOptions: ParsableArguments {
     @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
+    @Flag(help: ArgumentHelp("Score frames with PocketSphinx's own Gaussian evaluation instead of Heed's interleaved one (the same scores, slower; for comparison).", visibility: .hidden))
+    var stockGaussians = false
+
     @Option(help: ArgumentHelp("Write PocketSphinx's own log to this file (default: discarded).", valueName: "FILE"))
     var decoderLog: String?
 
@@ -107,6 +110,7 @@ struct TuningOptions: ParsableArguments {
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }
         if let noisyMaxActiveHmms { options.noisyMaxActiveHMMs = noisyMaxActiveHmms > 0 ? noisyMaxActiveHmms : nil }
+        if stockGaussians { options.decoder.interleavedGaussians = false }
         if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
         for argument in decoderArguments {
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)

@@ -103,6 +103,42 @@ import Testing
         #expect(capped.text == "go forward ten meters")
     }
 
+    /// Heed's interleaved Gaussian evaluation (Sources/CPTMScorer) must score every frame exactly
+    /// as PocketSphinx's own. Real speech through a loop of its own words keeps most codebooks
+    /// active and many Gaussians near the top-N threshold; both decoders must hear the same
+    /// words at the same frames, with the same acoustic scores, path score and N-best list.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func interleavedGaussiansScoreExactlyAsPocketSphinx() throws {
+        var stockConfiguration = DecoderConfiguration()
+        stockConfiguration.interleavedGaussians = false
+        let interleaved = try Decoder(), stock = try Decoder(configuration: stockConfiguration)
+        #expect(interleaved.usesInterleavedGaussians)
+        #expect(!stock.usesInterleavedGaussians)
+
+        let librivox = Fixtures.corpus.appendingPathComponent("librivox")
+        let recordings = ["sense_and_sensibility_01_austen_64kb-0870", "sense_and_sensibility_01_austen_64kb-0890"]
+        var words: Set<String> = ["go", "forward", "ten", "meters"]
+        for name in recordings {
+            let transcript = try String(contentsOf: librivox.appendingPathComponent(name + ".txt"), encoding: .utf8)
+            words.formUnion(transcript.split(whereSeparator: \.isWhitespace).map(String.init))
+        }
+        var grammar = Grammar()
+        grammar.addGarbageLoop(units: words.sorted(), penalty: 1e-3)
+        for decoder in [interleaved, stock] {
+            try decoder.add(grammar, named: "loop")
+            try decoder.select("loop")
+        }
+        let files = recordings.map { librivox.appendingPathComponent($0 + ".wav") } + [Fixtures.corpus.appendingPathComponent("goforward.raw")]
+        for file in files {
+            let audio = try samples(file)
+            let fast = try decode(interleaved, audio), reference = try decode(stock, audio)
+            // (Bool(...): the two hypotheses printed in full would be pages long.)
+            #expect(Bool(fast == reference), "\(file.lastPathComponent): path scores \(fast.score) and \(reference.score), '\(fast.text)' and '\(reference.text)'")
+            // Real words were heard and weighed, so the comparison is not one of empty paths.
+            #expect(fast.spokenWords.count >= 4 && fast.alternatives.count >= 2, "\(file.lastPathComponent): \(fast.text)")
+        }
+    }
+
     /// Two optional words in a row are two empty transitions in a row. PocketSphinx's search
     /// follows one per word end, so unless the grammar is closed over them, "go forward" cannot
     /// skip both "(the) (big)" without a pause between the words.

@@ -1,0 +1,442 @@
+// Gaussian evaluation for PocketSphinx 5prealpha's PTM acoustic models, side by side.
+//
+// Half of Heed's decoding time is spent in ptm_mgau_frame_eval, and most of that in its search
+// of each codebook for the best Gaussians: 42 codebooks x 3 streams x 128 Gaussians x 13
+// dimensions per frame, one Gaussian at a time. Here the Gaussians of a codebook are stored
+// interleaved, LANES at a time, so one vector instruction advances LANES Gaussians by one
+// dimension. Each Gaussian's sum is still taken in PocketSphinx's order, so every score is the
+// same float, and the decoder's results are unchanged bit for bit.
+//
+// PocketSphinx exports no API for this. The structures below are copies of the beginnings of
+// its internal ones (pocketsphinx_internal.h, acmod.h, ptm_mgau.h, ms_gauden.h of 5prealpha, the
+// version Debian ships). heed_ptm_scorer_install checks that the decoder's scorer really is
+// ptm_mgau_frame_eval before touching anything, so a model of another kind is left alone.
+//
+// The evaluation follows ptm_mgau.c (Copyright (c) 2010 Carnegie Mellon University, BSD-style
+// licence): eval_topn, eval_cb, ptm_mgau_codebook_norm, ptm_mgau_calc_cb_active and
+// ptm_mgau_senone_eval keep their logic; only the codebook search is vectorized.
+
+#include "CPTMScorer.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pocketsphinx.h>
+#include <sphinxbase/bitvec.h>
+#include <sphinxbase/fe.h>
+#include <sphinxbase/logmath.h>
+#include <sphinxbase/prim_type.h>
+
+// Scores must be PocketSphinx's to the bit: no fused multiply-add.
+#pragma STDC FP_CONTRACT OFF
+
+_Static_assert(sizeof(mfcc_t) == sizeof(float) && (mfcc_t)0.5 != 0,
+               "this scorer is for PocketSphinx built with floating-point features");
+
+// Four Gaussians per vector: SSE2 on x86-64, NEON on ARM. (Eight were no faster here: a group
+// stops only when all its Gaussians have fallen below the threshold.)
+#define LANES 4
+typedef float lanes_t __attribute__((vector_size(LANES * sizeof(float))));
+typedef int32 lane_mask_t __attribute__((vector_size(LANES * sizeof(int32))));
+
+// PocketSphinx's constants (hmm.h, tied_mgau_common.h).
+#define SENSCR_SHIFT 10
+#define WORST_SCORE ((int)0xE0000000)
+#define MAX_NEG_ASCR 96
+
+// MARK: PocketSphinx's internal structures, as far as they are used
+
+struct ps_mgau;
+typedef struct {
+    char const *name;
+    int (*frame_eval)(struct ps_mgau *mgau, int16 *senscr, uint8 *senone_active,
+                      int32 n_senone_active, mfcc_t **feat, int32 frame, int32 compallsen);
+    int (*transform)(struct ps_mgau *mgau, void *mllr);
+    void (*free)(struct ps_mgau *mgau);
+} mgau_funcs_t;
+
+struct ps_mgau {
+    mgau_funcs_t *vt;
+    int frame_idx;
+};
+
+typedef struct {
+    void *config;
+    void *lmath;
+    void *strings;
+    void *fe;
+    void *fcb;
+    void *mdef;
+    void *tmat;
+    struct ps_mgau *mgau;
+} acmod_prefix_t;
+
+typedef struct {
+    void *config;
+    int refcount;
+    acmod_prefix_t *acmod;
+} decoder_prefix_t;
+
+typedef struct {
+    mfcc_t ****mean;
+    mfcc_t ****var;
+    mfcc_t ***det;
+    logmath_t *lmath;
+    int32 n_mgau;
+    int32 n_feat;
+    int32 n_density;
+    int32 *featlen;
+} gauden_t;
+
+typedef struct {
+    int32 cw;
+    int32 score;
+} topn_t;
+
+typedef struct {
+    topn_t ***topn;
+    bitvec_t *mgau_active;
+} fast_eval_t;
+
+typedef struct {
+    struct ps_mgau base;
+    void *config;
+    gauden_t *g;
+    int32 n_sen;
+    uint8 *sen2cb;
+    uint8 ***mixw;
+    void *sendump_mmap;
+    uint8 *mixw_cb;
+    int16 max_topn;
+    int16 ds_ratio;
+    fast_eval_t *hist;
+    fast_eval_t *f;
+    int n_fast_hist;
+    logmath_t *lmath_8b;
+    logmath_t *lmath;
+} ptm_mgau_t;
+
+// Exported by libpocketsphinx; declared in no installed header.
+extern int ptm_mgau_frame_eval(struct ps_mgau *mgau, int16 *senscr, uint8 *senone_active,
+                               int32 n_senone_active, mfcc_t **feat, int32 frame, int32 compallsen);
+extern void ptm_mgau_free(struct ps_mgau *mgau);
+
+// MARK: Interleaved Gaussians
+
+// After installation the Gaussians of codebook `cb`, stream `feat` are stored from
+// g->mean[cb][feat][0] on as groups of LANES: group k holds Gaussians k*LANES ... k*LANES+LANES-1,
+// dimension by dimension. (g->mean[cb][feat][d] for d > 0 no longer points at Gaussian d; only
+// this file reads the means and variances once the scorer is installed.)
+static inline size_t interleaved_index(int cw, int dim, int featlen) {
+    return (size_t)(cw / LANES) * featlen * LANES + (size_t)dim * LANES + cw % LANES;
+}
+
+// `scratch` holds n_density * featlen values.
+static void interleave(mfcc_t *block, int n_density, int featlen, mfcc_t *scratch) {
+    memcpy(scratch, block, (size_t)n_density * featlen * sizeof(mfcc_t));
+    for (int cw = 0; cw < n_density; ++cw)
+        for (int dim = 0; dim < featlen; ++dim)
+            block[interleaved_index(cw, dim, featlen)] = scratch[(size_t)cw * featlen + dim];
+}
+
+// MARK: Evaluation (ptm_mgau.c's, but for the interleaved layout)
+
+static inline int fast_logmath_add(logmath_t *lmath, int mlx, int mly) {
+    logadd_t *t = LOGMATH_TABLE(lmath);
+    int d, r;
+    if (mlx > mly) {
+        d = mlx - mly;
+        r = mly;
+    } else {
+        d = mly - mlx;
+        r = mlx;
+    }
+    return r - ((uint8 *)t->table)[d];
+}
+
+static inline int32 score_to_int(mfcc_t d) {
+    return d < (mfcc_t)INT_MIN ? INT_MIN : (int32)d;
+}
+
+static void insertion_sort_topn(topn_t *topn, int i, int32 d) {
+    topn_t vtmp;
+    int j;
+
+    topn[i].score = d;
+    if (i == 0)
+        return;
+    vtmp = topn[i];
+    for (j = i - 1; j >= 0 && d > topn[j].score; j--)
+        topn[j + 1] = topn[j];
+    topn[j + 1] = vtmp;
+}
+
+static void insertion_sort_cb(topn_t **cur, topn_t *worst, topn_t *best, int cw, int32 intd) {
+    for (*cur = worst - 1; *cur >= best && intd >= (*cur)->score; --*cur)
+        memcpy(*cur + 1, *cur, sizeof(**cur));
+    ++*cur;
+    (*cur)->cw = cw;
+    (*cur)->score = intd;
+}
+
+// Re-scores the previous frame's best Gaussians of one codebook on this frame.
+static int eval_topn(ptm_mgau_t *s, int cb, int feat, mfcc_t const *z) {
+    topn_t *topn = s->f->topn[cb][feat];
+    int featlen = s->g->featlen[feat];
+    mfcc_t const *means = s->g->mean[cb][feat][0];
+    mfcc_t const *vars = s->g->var[cb][feat][0];
+
+    for (int i = 0; i < s->max_topn; i++) {
+        int cw = topn[i].cw;
+        size_t base = interleaved_index(cw, 0, featlen);
+        mfcc_t d = s->g->det[cb][feat][cw];
+        for (int dim = 0; dim < featlen; ++dim) {
+            mfcc_t diff = z[dim] - means[base + (size_t)dim * LANES];
+            mfcc_t sqdiff = diff * diff;
+            mfcc_t compl = sqdiff * vars[base + (size_t)dim * LANES];
+            d = d - compl;
+        }
+        insertion_sort_topn(topn, i, score_to_int(d));
+    }
+    return topn[0].score;
+}
+
+static inline int all_below(lanes_t d, mfcc_t threshold) {
+    lane_mask_t below = d < threshold;
+    for (int lane = 0; lane < LANES; ++lane)
+        if (!below[lane])
+            return 0;
+    return 1;
+}
+
+// Searches one codebook for Gaussians better than the worst of the current top N, LANES at a time.
+static int eval_cb(ptm_mgau_t *s, int cb, int feat, mfcc_t const *z) {
+    topn_t *best = s->f->topn[cb][feat];
+    topn_t *topn = best;
+    topn_t *worst = topn + (s->max_topn - 1);
+    mfcc_t const *means = s->g->mean[cb][feat][0];
+    mfcc_t const *vars = s->g->var[cb][feat][0];
+    mfcc_t const *det = s->g->det[cb][feat];
+    int featlen = s->g->featlen[feat];
+    int n_density = s->g->n_density;
+
+    for (int first = 0; first < n_density; first += LANES) {
+        // A Gaussian's score only falls as dimensions are added (each term is a square times a
+        // positive weight), so a group can stop once all of it is below the worst kept score.
+        // The threshold only rises within a codebook, so the group's starting one is safe.
+        mfcc_t threshold = (mfcc_t)worst->score;
+        lanes_t d;
+        memcpy(&d, det + first, sizeof(d));
+        mfcc_t const *mean = means + (size_t)first * featlen;
+        mfcc_t const *var = vars + (size_t)first * featlen;
+        int dropped = 0;
+        for (int dim = 0; dim < featlen; ++dim) {
+            lanes_t m, v;
+            memcpy(&m, mean + (size_t)dim * LANES, sizeof(m));
+            memcpy(&v, var + (size_t)dim * LANES, sizeof(v));
+            lanes_t diff = z[dim] - m;
+            lanes_t sqdiff = diff * diff;
+            lanes_t compl = sqdiff * v;
+            d = d - compl;
+            // Where ptm_mgau.c looks too: after the first dimension, then every four.
+            if (dim % 4 == 0 && dim + 1 < featlen && all_below(d, threshold)) {
+                dropped = 1;
+                break;
+            }
+        }
+        if (dropped)
+            continue;
+        // In Gaussian order, as ptm_mgau.c inserts them: each insertion raises the threshold.
+        for (int lane = 0; lane < LANES; ++lane) {
+            int cw = first + lane;
+            mfcc_t score = d[lane];
+            topn_t *cur;
+            int i;
+            if (score < (mfcc_t)worst->score)
+                continue;
+            for (i = 0; i < s->max_topn; i++)
+                if (topn[i].cw == cw)
+                    break;
+            if (i < s->max_topn)
+                continue; // already there (re-scored by eval_topn)
+            insertion_sort_cb(&cur, worst, best, cw, score_to_int(score));
+        }
+    }
+    return best->score;
+}
+
+static void codebook_eval(ptm_mgau_t *s, mfcc_t **z, int frame) {
+    // First the previous frame's top N, which sets a tight threshold for the full search.
+    for (int i = 0; i < s->g->n_mgau; ++i)
+        for (int j = 0; j < s->g->n_feat; ++j)
+            eval_topn(s, i, j, z[j]);
+    if (frame % s->ds_ratio)
+        return;
+    for (int i = 0; i < s->g->n_mgau; ++i) {
+        if (bitvec_is_clear(s->f->mgau_active, i))
+            continue;
+        for (int j = 0; j < s->g->n_feat; ++j)
+            eval_cb(s, i, j, z[j]);
+    }
+}
+
+static void codebook_norm(ptm_mgau_t *s) {
+    for (int j = 0; j < s->g->n_feat; ++j) {
+        int32 norm = WORST_SCORE;
+        for (int i = 0; i < s->g->n_mgau; ++i) {
+            if (bitvec_is_clear(s->f->mgau_active, i))
+                continue;
+            if (norm < s->f->topn[i][j][0].score >> SENSCR_SHIFT)
+                norm = s->f->topn[i][j][0].score >> SENSCR_SHIFT;
+        }
+        for (int i = 0; i < s->g->n_mgau; ++i) {
+            if (bitvec_is_clear(s->f->mgau_active, i))
+                continue;
+            for (int k = 0; k < s->max_topn; ++k) {
+                topn_t *t = &s->f->topn[i][j][k];
+                t->score >>= SENSCR_SHIFT;
+                t->score -= norm;
+                t->score = -t->score;
+                if (t->score > MAX_NEG_ASCR)
+                    t->score = MAX_NEG_ASCR;
+            }
+        }
+    }
+}
+
+static void calc_cb_active(ptm_mgau_t *s, uint8 *senone_active, int32 n_senone_active, int compallsen) {
+    if (compallsen) {
+        bitvec_set_all(s->f->mgau_active, s->g->n_mgau);
+        return;
+    }
+    bitvec_clear_all(s->f->mgau_active, s->g->n_mgau);
+    for (int lastsen = 0, i = 0; i < n_senone_active; ++i) {
+        int sen = senone_active[i] + lastsen;
+        bitvec_set(s->f->mgau_active, s->sen2cb[sen]);
+        lastsen = sen;
+    }
+}
+
+static void senone_eval(ptm_mgau_t *s, int16 *senone_scores, uint8 *senone_active,
+                        int32 n_senone_active, int compall) {
+    int bestscore = 0x7fffffff;
+
+    memset(senone_scores, 0, s->n_sen * sizeof(*senone_scores));
+    if (compall)
+        n_senone_active = s->n_sen;
+    for (int lastsen = 0, i = 0; i < n_senone_active; ++i) {
+        int sen = compall ? i : senone_active[i] + lastsen;
+        int cb = s->sen2cb[sen];
+        int ascore = 0;
+        lastsen = sen;
+        if (bitvec_is_clear(s->f->mgau_active, cb)) {
+            for (int f = 0; f < s->g->n_feat; ++f)
+                for (int j = 0; j < s->max_topn; ++j)
+                    s->f->topn[cb][f][j].score = MAX_NEG_ASCR;
+        }
+        for (int f = 0; f < s->g->n_feat; ++f) {
+            topn_t *topn = s->f->topn[cb][f];
+            int fden = 0;
+            for (int j = 0; j < s->max_topn; ++j) {
+                int mixw;
+                if (s->mixw_cb) {
+                    int dcw = s->mixw[f][topn[j].cw][sen / 2];
+                    dcw = (dcw & 1) ? dcw >> 4 : dcw & 0x0f;
+                    mixw = s->mixw_cb[dcw];
+                } else {
+                    mixw = s->mixw[f][topn[j].cw][sen];
+                }
+                if (j == 0)
+                    fden = mixw + topn[j].score;
+                else
+                    fden = fast_logmath_add(s->lmath_8b, fden, mixw + topn[j].score);
+            }
+            ascore += fden;
+        }
+        if (ascore < bestscore)
+            bestscore = ascore;
+        senone_scores[sen] = ascore;
+    }
+    for (int i = 0; i < s->n_sen; ++i)
+        senone_scores[i] -= bestscore;
+}
+
+static int frame_eval(struct ps_mgau *ps, int16 *senone_scores, uint8 *senone_active,
+                      int32 n_senone_active, mfcc_t **featbuf, int32 frame, int32 compallsen) {
+    ptm_mgau_t *s = (ptm_mgau_t *)ps;
+    int fast_eval_idx = frame % s->n_fast_hist;
+
+    s->f = s->hist + fast_eval_idx;
+    // Past frames (fast match looking back) already have their top N.
+    if (frame >= ps->frame_idx) {
+        fast_eval_t *lastf = fast_eval_idx == 0 ? s->hist + s->n_fast_hist - 1
+                                                : s->hist + fast_eval_idx - 1;
+        memcpy(s->f->topn[0][0], lastf->topn[0][0],
+               (size_t)s->g->n_mgau * s->g->n_feat * s->max_topn * sizeof(topn_t));
+        calc_cb_active(s, senone_active, n_senone_active, compallsen);
+        codebook_eval(s, featbuf, frame);
+        codebook_norm(s);
+    }
+    senone_eval(s, senone_scores, senone_active, n_senone_active, compallsen);
+    return 0;
+}
+
+// MLLR would re-read the means into PocketSphinx's own layout under this scorer; Heed uses none.
+static int refuse_transform(struct ps_mgau *mgau, void *mllr) {
+    (void)mgau;
+    (void)mllr;
+    return -1;
+}
+
+static mgau_funcs_t interleaved_funcs = {
+    "ptm-interleaved", frame_eval, refuse_transform, ptm_mgau_free,
+};
+
+// MARK: Installation
+
+static struct ps_mgau *decoder_mgau(struct ps_decoder_s *decoder) {
+    decoder_prefix_t *prefix = (decoder_prefix_t *)decoder;
+    if (prefix == NULL || prefix->acmod == NULL)
+        return NULL;
+    return prefix->acmod->mgau;
+}
+
+int heed_ptm_scorer_is_installed(struct ps_decoder_s *decoder) {
+    struct ps_mgau *mgau = decoder_mgau(decoder);
+    return mgau != NULL && mgau->vt == &interleaved_funcs;
+}
+
+int heed_ptm_scorer_install(struct ps_decoder_s *decoder) {
+    struct ps_mgau *mgau = decoder_mgau(decoder);
+    if (mgau == NULL || mgau->vt == NULL)
+        return 0;
+    if (mgau->vt == &interleaved_funcs)
+        return 1;
+    if (mgau->vt->frame_eval != ptm_mgau_frame_eval)
+        return 0; // not a PTM model (or not the layout this file expects)
+    ptm_mgau_t *s = (ptm_mgau_t *)mgau;
+    gauden_t *g = s->g;
+    if (g == NULL || g->n_density % LANES != 0 || g->n_density < s->max_topn || s->max_topn < 1 ||
+        s->ds_ratio < 1 || s->n_fast_hist < 1)
+        return 0;
+    int max_featlen = 0;
+    for (int feat = 0; feat < g->n_feat; ++feat) {
+        if (g->featlen[feat] < 1)
+            return 0;
+        if (g->featlen[feat] > max_featlen)
+            max_featlen = g->featlen[feat];
+    }
+    // Allocated before anything is moved, so a failure leaves the model as it was.
+    mfcc_t *scratch = malloc((size_t)g->n_density * max_featlen * sizeof(mfcc_t));
+    if (scratch == NULL)
+        return 0;
+    for (int cb = 0; cb < g->n_mgau; ++cb)
+        for (int feat = 0; feat < g->n_feat; ++feat) {
+            interleave(g->mean[cb][feat][0], g->n_density, g->featlen[feat], scratch);
+            interleave(g->var[cb][feat][0], g->n_density, g->featlen[feat], scratch);
+        }
+    free(scratch);
+    mgau->vt = &interleaved_funcs;
+    return 1;
+}
