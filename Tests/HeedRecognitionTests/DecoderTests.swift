@@ -103,6 +103,25 @@ import Testing
         #expect(capped.text == "go forward ten meters")
     }
 
+    /// The N-best list (and the word lattice it needs) is made only when the caller wants one
+    /// for the best path's words, which it is shown as base words without fillers.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func alternativesAreMadeOnlyWhenWanted() throws {
+        let decoder = try Decoder()
+        try decoder.addJSGF(file: Fixtures.corpus.appendingPathComponent("goforward.gram"), named: "goforward")
+        try decoder.select("goforward")
+        let audio = try samples(Fixtures.corpus.appendingPathComponent("goforward.raw"))
+        var shown: [[String]] = []
+        for wanted in [true, false] {
+            try decoder.startUtterance()
+            try decoder.process(audio, wholeUtterance: true)
+            let hypothesis = try decoder.endUtterance { shown.append($0); return wanted }
+            #expect(hypothesis.text == "go forward ten meters")
+            #expect(wanted ? hypothesis.alternatives.count >= 2 : hypothesis.alternatives.isEmpty)
+        }
+        #expect(shown == [["go", "forward", "ten", "meters"], ["go", "forward", "ten", "meters"]])
+    }
+
     /// Heed's interleaved Gaussian evaluation (Sources/CPTMScorer) must score every frame exactly
     /// as PocketSphinx's own. Real speech through a loop of its own words keeps most codebooks
     /// active and many Gaussians near the top-N threshold; both decoders must hear the same
