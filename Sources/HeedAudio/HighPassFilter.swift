@@ -23,12 +23,27 @@ public struct HighPassFilter: Sendable {
 
     /// Filters samples in order; takes any collection so a slice of a larger buffer is not copied first.
     public mutating func process<Samples: Collection<Int16>>(_ samples: Samples) -> [Int16] {
-        samples.map { sample in
-            let x = Double(sample)
-            let y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
-            x2 = x1; x1 = x
-            y2 = y1; y1 = y
-            return Int16(max(-32768, min(32767, y.rounded())))
+        // Called from other modules, a generic loop would run unspecialized, one witness call
+        // per sample; the loop below runs over contiguous memory instead.
+        if let output = samples.withContiguousStorageIfAvailable({ process(buffer: $0) }) { return output }
+        return Array(samples).withUnsafeBufferPointer { process(buffer: $0) }
+    }
+
+    private mutating func process(buffer samples: UnsafeBufferPointer<Int16>) -> [Int16] {
+        // The state lives in locals during the loop (through `self` it was stored every sample).
+        var (x1, x2, y1, y2) = (self.x1, self.x2, self.y1, self.y2)
+        let (b0, b1, b2, a1, a2) = (self.b0, self.b1, self.b2, self.a1, self.a2)
+        let output = [Int16](unsafeUninitializedCapacity: samples.count) { output, count in
+            for (index, sample) in samples.enumerated() {
+                let x = Double(sample)
+                let y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
+                x2 = x1; x1 = x
+                y2 = y1; y1 = y
+                output[index] = Int16(max(-32768, min(32767, y.rounded())))
+            }
+            count = samples.count
         }
+        (self.x1, self.x2, self.y1, self.y2) = (x1, x2, y1, y2)
+        return output
     }
 }
