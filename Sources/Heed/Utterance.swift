@@ -12,8 +12,8 @@ public struct Utterance: Equatable, Sendable {
     /// False for speech that is not one of the active commands.
     public var understood: Bool
     /// Posterior probability of the decoded path against the alternatives (other commands and
-    /// the garbage model), 0...1. Clean speech whose best path is no command is not weighed
-    /// against alternatives and reports 1 (see `CommandRecognizer.alternativesWanted`).
+    /// the garbage model), 0...1. Speech whose best path holds no command is not weighed against
+    /// alternatives and reports 1 (see `CommandRecognizer.alternativesWanted`).
     public var confidence: Double
 
     public init(start: Double, end: Double, transcript: String, intent: Intent?, understood: Bool, confidence: Double) {
