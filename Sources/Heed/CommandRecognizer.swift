@@ -481,7 +481,7 @@ public final class CommandRecognizer {
     private func decodeWithRetries(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
         let partial = noisy && hasNoisyPartialSearch && answerSearch == nil
         try partial ? use(search: Self.noisyPartialCommandSearch, noisy: true) : selectSearch(noisy: noisy)
-        let hypothesis = try decode(samples, alternatives: alternativesWanted(noisy: noisy))
+        let hypothesis = try decode(samples, alternatives: alternativesWanted(noisy: noisy, samples))
         let first = try verified(interpret(hypothesis, startSample: startSample, sampleCount: samples.count), hypothesis, samples, noisy: noisy)
         try selectSearch(noisy: noisy)
         if noisy, first?.understood != true,
@@ -494,7 +494,7 @@ public final class CommandRecognizer {
         // `foregroundMarginDB` of the utterance's loudest frame: the person speaking to the device.
         guard case .commands = vocabulary, first?.understood != true, let margin = options.foregroundMarginDB,
               let foreground = Self.foreground(of: samples, marginDB: margin, sampleRate: sampleRate) else { return first }
-        let foregroundHypothesis = try decode(samples[foreground], alternatives: alternativesWanted(noisy: noisy))
+        let foregroundHypothesis = try decode(samples[foreground], alternatives: alternativesWanted(noisy: noisy, samples[foreground]))
         let second = try verified(interpret(foregroundHypothesis, startSample: foreground.lowerBound - samples.startIndex + startSample,
                                             sampleCount: foreground.count), foregroundHypothesis, samples[foreground], noisy: noisy)
         return second?.understood == true ? second : first
@@ -554,18 +554,10 @@ public final class CommandRecognizer {
     /// whole phrases first: babble otherwise takes the command's quieter last words.
     private func commandSpokenOverBackground(_ hypothesis: Hypothesis, decodedInParts: Bool, _ samples: ArraySlice<Int16>,
                                              startSample: Int) throws(HeedError) -> Utterance? {
-        guard answerSearch == nil, case .commands = vocabulary, let margin = options.foregroundWordMarginDB else { return nil }
+        guard answerSearch == nil, case .commands = vocabulary, options.foregroundWordMarginDB != nil else { return nil }
         let hypothesis = decodedInParts ? try decode(samples, alternatives: { _ in true }) : hypothesis
+        guard let (run, intent) = commandOverBackground(in: hypothesis, samples) else { return nil }
         let spoken = hypothesis.spokenWords
-        let frameLevels = Self.frameLevels(samples, frame: sampleRate / decoder.frameRate)
-        // A word's level: the 90th percentile of its frames, so one click does not make it loud.
-        let levels = spoken.map { word -> Double in
-            let frames = frameLevels[min(frameLevels.count, word.startFrame)..<min(frameLevels.count, word.endFrame + 1)].sorted()
-            return frames.isEmpty ? -.infinity : frames[frames.count * 9 / 10]
-        }
-        guard let (run, intent) = Self.commandOverBackground(words: spoken.map { Self.baseWord($0.word) }, levels: levels,
-                                                             marginDB: margin, belowQuietestDB: options.backgroundBelowCommandDB,
-                                                             match: vocabulary.match) else { return nil }
         let words = spoken[run].map { Self.baseWord($0.word) }
         // The garbage that is cheap enough to explain the background also takes a share of the
         // command's own sounds, so the loud words are sometimes the wrong command. They count only
@@ -588,6 +580,21 @@ public final class CommandRecognizer {
                                   transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
         let checked = try verified(utterance, hypothesis, frames: frames, samples, noisy: true)
         return checked?.understood == true ? checked : nil
+    }
+
+    /// The command said over background talk in `hypothesis`, decoded from `samples` (see the
+    /// static `commandOverBackground`), or nil.
+    private func commandOverBackground(in hypothesis: Hypothesis, _ samples: ArraySlice<Int16>) -> (run: ClosedRange<Int>, intent: Intent)? {
+        guard answerSearch == nil, case .commands = vocabulary, let margin = options.foregroundWordMarginDB else { return nil }
+        let spoken = hypothesis.spokenWords
+        let frameLevels = Self.frameLevels(samples, frame: sampleRate / decoder.frameRate)
+        // A word's level: the 90th percentile of its frames, so one click does not make it loud.
+        let levels = spoken.map { word -> Double in
+            let frames = frameLevels[min(frameLevels.count, word.startFrame)..<min(frameLevels.count, word.endFrame + 1)].sorted()
+            return frames.isEmpty ? -.infinity : frames[frames.count * 9 / 10]
+        }
+        return Self.commandOverBackground(words: spoken.map { Self.baseWord($0.word) }, levels: levels, marginDB: margin,
+                                          belowQuietestDB: options.backgroundBelowCommandDB, match: vocabulary.match)
     }
 
     /// The command said over background talk in a decoded utterance: the longest run of
@@ -658,23 +665,20 @@ public final class CommandRecognizer {
     }
 
     /// Which decodes need an N-best list (see `Decoder.endUtterance`): confidence is read from it,
-    /// a command's and, in noise, that of a command found inside the path by the background-talk
-    /// pass. Speech whose best path holds no command is not weighed against its alternatives. Its
-    /// lattice is the costliest of all (long speech through the garbage loops: a tenth of all
-    /// decoding time on the suites), and weighing only ever said how sure the rejection was,
-    /// 1.00 for 503 of 512 rejections over every suite.
-    private func alternativesWanted(noisy: Bool) -> ([String]) -> Bool {
+    /// for a command, and in noise for a command the background-talk rule finds inside the path.
+    /// Other hypotheses are not weighed against their alternatives. Their lattices are the
+    /// costliest of all (long speech through the garbage loops: a tenth of all decoding time on
+    /// the quiet suites, more than half in babble), and weighing only ever said how sure a
+    /// rejection was, 1.00 for 503 of 512 rejections over every suite.
+    private func alternativesWanted(noisy: Bool, _ samples: ArraySlice<Int16>) -> (Hypothesis) -> Bool {
         guard answerSearch == nil, case .commands = vocabulary else { return { _ in true } }
-        let vocabulary = vocabulary
-        return noisy ? { Self.containsCommand($0, match: vocabulary.match) } : { vocabulary.match($0) != nil }
+        return { [self] hypothesis in
+            vocabulary.match(hypothesis.spokenWords.map { Self.baseWord($0.word) }) != nil
+                || (noisy && commandOverBackground(in: hypothesis, samples) != nil)
+        }
     }
 
-    /// Whether some run of consecutive `words` forms a command.
-    static func containsCommand(_ words: [String], match: ([String]) -> Intent?) -> Bool {
-        words.indices.contains { start in (start..<words.count).contains { end in match(Array(words[start...end])) != nil } }
-    }
-
-    private func decode(_ samples: ArraySlice<Int16>, alternatives: ([String]) -> Bool) throws(HeedError) -> Hypothesis {
+    private func decode(_ samples: ArraySlice<Int16>, alternatives: (Hypothesis) -> Bool) throws(HeedError) -> Hypothesis {
         try checkAuthorization()
         samplesDecoded += samples.count
         do {

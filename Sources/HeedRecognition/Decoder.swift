@@ -385,11 +385,12 @@ public final class Decoder {
         return String(cString: hyp)
     }
 
-    /// Ends the utterance. The N-best list is made only when `alternatives` wants one for the best
-    /// path's words (base words, fillers left out); otherwise it is left empty. The list needs
-    /// the word lattice, whose building is the costly part: on long speech through garbage loops
-    /// it takes a tenth of the decoding time, and on a free phone loop's lattice minutes.
-    public func endUtterance(alternatives wanted: ([String]) -> Bool = { _ in true }) throws(RecognitionError) -> Hypothesis {
+    /// Ends the utterance. The N-best list is made only when `alternatives` wants one for the
+    /// hypothesis; otherwise it is left empty. The list needs the word lattice, whose building is
+    /// the costly part: PocketSphinx links its nodes by linear search, so on long speech through
+    /// garbage loops it can take more time than the decoding itself, and on a free phone loop's
+    /// lattice minutes.
+    public func endUtterance(alternatives wanted: (Hypothesis) -> Bool = { _ in true }) throws(RecognitionError) -> Hypothesis {
         precondition(inUtterance, "endUtterance without startUtterance")
         inUtterance = false
         // Before the utterance ends, the search backtraces from the best word end of the last
@@ -407,13 +408,13 @@ public final class Decoder {
             return failed
         }
         var hypothesis = Hypothesis(words: segments(), score: score, alternatives: [], frameCount: frames)
-        let best = hypothesis.spokenWords.map { Self.baseWord($0.word) }
-        guard wanted(best) else { return hypothesis }
+        guard wanted(hypothesis) else { return hypothesis }
         hypothesis.alternatives = nBest(limit: Self.alternativesKept)
         // The A* search over the lattice can miss the path the decoder chose (when its best-path
         // search fell back to the Viterbi backtrace); the list would then describe other words
         // only. The chosen path goes first, level with the list's best (the scores of the two
         // searches are not on one scale).
+        let best = hypothesis.spokenWords.map { Self.baseWord($0.word) }
         if !best.isEmpty, !hypothesis.alternatives.contains(where: { $0.words.map(Self.baseWord) == best }) {
             hypothesis.alternatives.insert(Alternative(words: best, score: hypothesis.alternatives.first?.score ?? score), at: 0)
         }

@@ -104,7 +104,7 @@ import Testing
     }
 
     /// The N-best list (and the word lattice it needs) is made only when the caller wants one
-    /// for the best path's words, which it is shown as base words without fillers.
+    /// for the hypothesis, which it is shown first.
     @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
     func alternativesAreMadeOnlyWhenWanted() throws {
         let decoder = try Decoder()
@@ -115,7 +115,7 @@ import Testing
         for wanted in [true, false] {
             try decoder.startUtterance()
             try decoder.process(audio, wholeUtterance: true)
-            let hypothesis = try decoder.endUtterance { shown.append($0); return wanted }
+            let hypothesis = try decoder.endUtterance { shown.append($0.spokenWords.map(\.word)); return wanted }
             #expect(hypothesis.text == "go forward ten meters")
             #expect(wanted ? hypothesis.alternatives.count >= 2 : hypothesis.alternatives.isEmpty)
         }

@@ -81,20 +81,6 @@ import Testing
         #expect(overBackground("turn the lamp on had", [66, 60, 68, 67, 40]) == nil)
     }
 
-    /// A noisy decode gets its N-best list (for the background-talk pass's confidence) exactly
-    /// when that pass could find a command in it: when some run of its words forms one.
-    @Test func aCommandInsideThePathIsFoundAnywhere() {
-        func contains(_ words: String) -> Bool {
-            CommandRecognizer.containsCommand(words.split(separator: " ").map(String.init), match: Self.match)
-        }
-        #expect(contains("so turn the light on had"))
-        #expect(contains("turn the light on"))
-        #expect(contains("had light on"))
-        #expect(!contains("turn the lamp on had"))
-        #expect(!contains("light"))
-        #expect(!contains(""))
-    }
-
     @Test func theLongestCommandRunWins() {
         // "light on" alone would also have quieter words around it; the whole command is the run.
         let found = overBackground("had turn the light on", [50, 60, 58, 68, 67])
