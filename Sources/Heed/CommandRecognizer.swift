@@ -108,11 +108,12 @@ public struct RecognizerOptions: Sendable {
     /// false acceptance 10 -> 4 of 82; of 1611 right commands in all noises, the least voiced
     /// had 0.02 s, and the clatter taken for commands at most 0.01 s.
     public var minVoicedSeconds: Double? = 0.02
-    /// Command words also get the pronunciation of non-rhotic English ("start" without its r;
-    /// see `AccentVariants`), at this probability against the dictionary's (nil: not). On
-    /// Audio/workshop's British voices, "start" was heard as "stop" in 10 of 20 recordings
-    /// without it (BENCHMARKS.md, "Accents").
-    public var nonRhoticProbability: Double? = 0.1
+    /// Command words also get the pronunciations of other accents (see `AccentVariants`), at this
+    /// probability against the dictionary's (nil: not): non-rhotic English ("start" without its
+    /// r) and an open stressed vowel ("done" as D AA N). On Audio/workshop's British voices,
+    /// "start" was heard as "stop" in 10 of 20 recordings without the first; without the second,
+    /// 6 of 10 synthetic "done"s were heard as "start" (BENCHMARKS.md, "Accents", "An open done").
+    public var accentVariantProbability: Double? = 0.1
     /// Decoded phrases shorter than this are not verified: a word or two is too short for the
     /// comparison to mean anything (on Audio/builtins, right and wrong single words overlap).
     public var verificationMinWords = 3
@@ -327,15 +328,15 @@ public final class CommandRecognizer {
         return try PhraseRules.check(shortcut, others: others, meaningElsewhere: meaning, missingWords: missing)
     }
 
-    /// Lets each word of `graph` also be heard in its non-rhotic forms (`options.nonRhoticProbability`):
-    /// they are dictionary words of their own ("start~nr", with alternates of its own when the
+    /// Lets each word of `graph` also be heard in its accents' forms (`options.accentVariantProbability`):
+    /// they are dictionary words of their own ("start~ac", with alternates of its own when the
     /// word has several pronunciations), on parallel transitions that cost that probability.
     private func addAccentVariants(to graph: inout Grammar) {
-        guard let probability = options.nonRhoticProbability else { return }
+        guard let probability = options.accentVariantProbability else { return }
         var variants: [String: [String]] = [:]
         for word in graph.words {
             let pronunciations = decoder.pronunciations(of: word)
-            let forms = pronunciations.compactMap(AccentVariants.nonRhotic).filter { !pronunciations.contains($0) }
+            let forms = AccentVariants.forms(of: word, pronunciations: pronunciations)
             guard !forms.isEmpty else { continue }
             let name = word + AccentVariants.marker
             guard forms.allSatisfy({ decoder.addWord(name, phones: $0) }) else { continue }

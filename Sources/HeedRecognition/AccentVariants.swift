@@ -2,11 +2,12 @@
 /// says every r; most English outside North America (England, Australia, New Zealand, South
 /// Africa, much of the Caribbean) is non-rhotic: an r after a vowel is said only when a vowel
 /// follows. A British "start" is S T AA T, which the American model hears as "stop" (S T AA P)
-/// sooner than as S T AA R T.
+/// sooner than as S T AA R T. And the stressed vowel of "done", said open, is heard as AA
+/// (see `openStrut`).
 public enum AccentVariants {
-    /// What the dictionary word carrying a variant is called: the word and this ("start~nr").
-    /// `Decoder.baseWord` takes it off again.
-    public static let marker = "~nr"
+    /// What the dictionary word carrying a word's variants is called: the word and this
+    /// ("start~ac"). `Decoder.baseWord` takes it off again.
+    public static let marker = "~ac"
 
     static let vowels: Set<Substring> = ["AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"]
 
@@ -29,5 +30,36 @@ public enum AccentVariants {
             }
         }
         return result == phones ? nil : result.joined(separator: " ")
+    }
+
+    /// Words whose one vowel, AH, is nearly always the unstressed schwa in a phrase ("the", "a").
+    static let reducedWords: Set<String> = ["a", "an", "and", "as", "but", "can", "does", "from", "just", "must",
+                                            "of", "some", "than", "that", "the", "to", "us", "was", "will"]
+
+    /// `phones` with their one vowel AH said open, as AA, or nil. CMUdict writes both the
+    /// stressed vowel of "done" and the schwa of "the" as AH, and the model's AH is mostly schwa.
+    /// A stressed STRUT vowel said open, as much of England and Australia say it (and espeak-ng
+    /// in every English voice), is heard as AA: "done" fits D AA N far better than D AH N. Only
+    /// one-syllable content words: in longer words the dictionary does not say which vowel is
+    /// stressed.
+    public static func openStrut(_ word: String, _ phones: String) -> String? {
+        let parts = phones.split(separator: " ")
+        let vowelsIn = parts.filter { vowels.contains($0) }
+        guard vowelsIn == ["AH"], !reducedWords.contains(word) else { return nil }
+        return parts.map { $0 == "AH" ? "AA" : $0 }.joined(separator: " ")
+    }
+
+    /// Every accent form of `word` that its dictionary pronunciations lack, each once: non-rhotic
+    /// and open STRUT. The open vowel is only ever the dictionary's AH, never the AH a lost r
+    /// leaves of ER ("burn" B AH N is not also B AA N).
+    public static func forms(of word: String, pronunciations: [String]) -> [String] {
+        var forms: [String] = []
+        for phones in pronunciations {
+            for form in [nonRhotic(phones), openStrut(word, phones)].compactMap({ $0 })
+            where !pronunciations.contains(form) && !forms.contains(form) {
+                forms.append(form)
+            }
+        }
+        return forms
     }
 }

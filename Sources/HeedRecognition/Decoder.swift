@@ -219,14 +219,14 @@ public final class Decoder {
     }
 
     /// The word a decoded word stands for: "read(2)" is an alternate pronunciation of "read",
-    /// "start~nr" an accent's (`AccentVariants.marker`), and "start~nr(2)" that accent's second.
+    /// "start~ac" an accent's (`AccentVariants.marker`), and "start~ac(2)" that accent's second.
     public static func baseWord(_ word: String) -> String {
         let entry = dictionaryEntry(word)
         return entry.hasSuffix(AccentVariants.marker) ? String(entry.dropLast(AccentVariants.marker.count)) : entry
     }
 
-    /// The dictionary word whose alternate `word` is ("read" for "read(2)", "start~nr" for
-    /// "start~nr(2)"): alternates are numbered per dictionary word, as PocketSphinx links them.
+    /// The dictionary word whose alternate `word` is ("read" for "read(2)", "start~ac" for
+    /// "start~ac(2)"): alternates are numbered per dictionary word, as PocketSphinx links them.
     static func dictionaryEntry(_ word: String) -> String {
         guard let paren = word.firstIndex(of: "("), word.hasSuffix(")") else { return word }
         return String(word[..<paren])

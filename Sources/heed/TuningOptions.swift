@@ -41,8 +41,8 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Take a decoded command only when the stretch it was heard in holds this many seconds of voiced speech (default 0.02; clatter has none); 0 turns the check off.", valueName: "SECONDS"))
     var minVoiced: Double?
 
-    @Option(help: ArgumentHelp("Probability of hearing a command word without the r after a vowel, as British or Australian English says \"start\", against the dictionary's General American (default 0.1); 0 hears General American only.", valueName: "P"))
-    var nonRhotic: Double?
+    @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"), with an open stressed vowel (\"done\" as \"dahn\"); 0 hears General American only.", valueName: "P"))
+    var accentVariants: Double?
 
     @Option(help: ArgumentHelp("The most HMMs the decoder keeps active per frame on a clean utterance; above it the beams narrow (default 500); 0 means no cap.", valueName: "N"))
     var maxActiveHmms: Int?
@@ -74,7 +74,7 @@ struct TuningOptions: ParsableArguments {
         if noiseSuppression != nil, noiseSuppressor != nil { throw ValidationError("--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor") }
         if let foregroundWordMargin, !(0...40).contains(foregroundWordMargin) { throw ValidationError("--foreground-word-margin must be between 0 (off) and 40 dB") }
         if let maskingNoise, !(0...90).contains(maskingNoise) { throw ValidationError("--masking-noise must be between 0 (off) and 90 dB") }
-        if let nonRhotic, !(0...1).contains(nonRhotic) { throw ValidationError("--non-rhotic must be between 0 (off) and 1") }
+        if let accentVariants, !(0...1).contains(accentVariants) { throw ValidationError("--accent-variants must be between 0 (off) and 1") }
         if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }
         for (name, value) in [("--max-active-hmms", maxActiveHmms), ("--noisy-max-active-hmms", noisyMaxActiveHmms)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 (no cap) or more") }
@@ -106,7 +106,7 @@ struct TuningOptions: ParsableArguments {
         if let noiseSuppression { noiseSuppressionSettings(noiseSuppression > 0 ? .speex(maxAttenuationDB: noiseSuppression) : nil, &options) }
         if let noiseSuppressor { noiseSuppressionSettings(noiseSuppressor.method, &options) }
         if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
-        if let nonRhotic { options.nonRhoticProbability = nonRhotic > 0 ? nonRhotic : nil }
+        if let accentVariants { options.accentVariantProbability = accentVariants > 0 ? accentVariants : nil }
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }
         if let noisyMaxActiveHmms { options.noisyMaxActiveHMMs = noisyMaxActiveHmms > 0 ? noisyMaxActiveHmms : nil }

@@ -36,7 +36,7 @@ import Testing
         (["--masking-noise", "120"], "--masking-noise must be between 0 (off) and 90 dB"),
         (["--min-voiced", "2"], "--min-voiced must be between 0 (off) and 1 second"),
         (["--noisy-garbage-penalty", "0"], "--noisy-garbage-penalty must be in (0, 1]"),
-        (["--non-rhotic", "1.5"], "--non-rhotic must be between 0 (off) and 1"),
+        (["--accent-variants", "1.5"], "--accent-variants must be between 0 (off) and 1"),
         (["--noisy-garbage-inside", "2"], "--noisy-garbage-inside must be between 0 (off) and 1"),
         (["--max-active-hmms=-1"], "--max-active-hmms must be 0 (no cap) or more"),
         (["--noisy-max-active-hmms=-5"], "--noisy-max-active-hmms must be 0 (no cap) or more"),

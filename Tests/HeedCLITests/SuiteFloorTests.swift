@@ -54,7 +54,7 @@ import Testing
     /// makes sound like "stop"; the variants hear it (BENCHMARKS.md, "Accents": Audio/workshop
     /// 215/240 -> 225/240 commands, false acceptance 2/40 either way).
     @Test func nonRhoticVariantsHearBritishVoices() throws {
-        let american = try #require(try run(["Audio/workshop", "--non-rhotic", "0"])["clean"])
+        let american = try #require(try run(["Audio/workshop", "--accent-variants", "0"])["clean"])
         let both = try #require(try run(["Audio/workshop"])["clean"])
         #expect(both.acceptance >= american.acceptance + 6.0 / 240, "with variants \(both), without \(american)")
         #expect(both.falseAcceptance <= american.falseAcceptance + 1.0 / 40, "with variants \(both), without \(american)")

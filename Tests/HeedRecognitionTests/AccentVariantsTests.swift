@@ -1,7 +1,7 @@
 import Testing
 @testable import HeedRecognition
 
-/// Non-rhotic pronunciations from the dictionary's General American ones.
+/// Non-rhotic and open-vowel pronunciations from the dictionary's General American ones.
 struct AccentVariantsTests {
     @Test(arguments: [
         ("S T AA R T", "S T AA T"),            // start
@@ -18,6 +18,31 @@ struct AccentVariantsTests {
     @Test(arguments: ["V EH R IY", "D R IH L", "S T AA P", "R EH D"])
     func wordsWithoutSuchAnRHaveNoVariant(_ phones: String) {
         #expect(AccentVariants.nonRhotic(phones) == nil)
+    }
+
+    @Test(arguments: [
+        ("done", "D AH N", "D AA N"),
+        ("one", "W AH N", "W AA N"),
+        ("shut", "SH AH T", "SH AA T"),
+        ("up", "AH P", "AA P"),
+    ])
+    func theOneStressedVowelOfAShortWordCanBeOpen(_ word: String, _ general: String, _ open: String) {
+        #expect(AccentVariants.openStrut(word, general) == open)
+    }
+
+    /// Longer words do not say which vowel is stressed; "the" and "a" are schwa in a phrase.
+    @Test(arguments: [("cancel", "K AE N S AH L"), ("lower", "L OW ER"), ("the", "DH AH"), ("a", "AH"), ("stop", "S T AA P")])
+    func otherWordsKeepTheirVowels(_ word: String, _ phones: String) {
+        #expect(AccentVariants.openStrut(word, phones) == nil)
+    }
+
+    /// Every form a word lacks, each once; the AH a lost r leaves of ER is never made open.
+    @Test func formsCombineTheAccentsAndSkipWhatTheDictionaryHas() {
+        #expect(AccentVariants.forms(of: "done", pronunciations: ["D AH N"]) == ["D AA N"])
+        #expect(AccentVariants.forms(of: "start", pronunciations: ["S T AA R T"]) == ["S T AA T"])
+        #expect(AccentVariants.forms(of: "burn", pronunciations: ["B ER N"]) == ["B AH N"])
+        #expect(AccentVariants.forms(of: "done", pronunciations: ["D AH N", "D AA N"]).isEmpty)
+        #expect(AccentVariants.forms(of: "stop", pronunciations: ["S T AA P"]).isEmpty)
     }
 
     @Test func theVariantsWordNameComesBackToTheWord() {
