@@ -106,12 +106,13 @@ import Testing
 
     /// The masking floor keeps what the suppressor leaves of mains hum from being heard as words
     /// (BENCHMARKS.md, "A masking floor": builtins and coffee in hum at 6 dB, 48/90 -> 68/90
-    /// commands, 1/42 -> 0/42 false).
+    /// commands, 1/42 -> 0/42 false; since the open-vowel accent variants, which also help the
+    /// unmasked decode, 57/90 -> 69/90 and 3/42 -> 0/42).
     @Test func maskingFloorHearsCommandsThroughHum() throws {
         let arguments = ["Audio/builtins", "Audio/coffee", "--noise", "Audio/noise/hum.wav", "--snr", "6", "--no-clean"]
         let unmasked = try #require(try run(arguments + ["--masking-noise", "0"])["hum @ 6 dB"])
         let masked = try #require(try run(arguments)["hum @ 6 dB"])
-        #expect(masked.acceptance >= unmasked.acceptance + 0.15, "masked \(masked), unmasked \(unmasked)")
+        #expect(masked.acceptance >= unmasked.acceptance + 0.1, "masked \(masked), unmasked \(unmasked)")
         #expect(masked.falseAcceptance <= unmasked.falseAcceptance + 0.03, "masked \(masked), unmasked \(unmasked)")
     }
 
