@@ -7,9 +7,9 @@
 // dimension. Each Gaussian's sum is still taken in PocketSphinx's order, so every score is the
 // same float, and the decoder's results are unchanged bit for bit.
 //
-// PocketSphinx exports no API for this. The structures below are copies of the beginnings of
-// its internal ones (pocketsphinx_internal.h, acmod.h, ptm_mgau.h, ms_gauden.h of 5prealpha, the
-// version Debian ships). heed_ptm_scorer_install checks that the decoder's scorer really is
+// PocketSphinx exports no API for this. ptm_internal.h has copies of the beginnings of its
+// internal structures (pocketsphinx_internal.h, acmod.h, ptm_mgau.h, ms_gauden.h of 5prealpha,
+// the version Debian ships). heed_ptm_scorer_install checks that the decoder's scorer really is
 // ptm_mgau_frame_eval before touching anything, so a model of another kind is left alone.
 //
 // The evaluation follows ptm_mgau.c (Copyright (c) 2010 Carnegie Mellon University, BSD-style
@@ -17,16 +17,11 @@
 // ptm_mgau_senone_eval keep their logic; only the codebook search is vectorized.
 
 #include "CPTMScorer.h"
+#include "ptm_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <pocketsphinx.h>
-#include <sphinxbase/bitvec.h>
-#include <sphinxbase/fe.h>
-#include <sphinxbase/logmath.h>
-#include <sphinxbase/prim_type.h>
 
 // Scores must be PocketSphinx's to the bit: no fused multiply-add.
 #pragma STDC FP_CONTRACT OFF
@@ -34,9 +29,6 @@
 _Static_assert(sizeof(mfcc_t) == sizeof(float) && (mfcc_t)0.5 != 0,
                "this scorer is for PocketSphinx built with floating-point features");
 
-// Four Gaussians per vector: SSE2 on x86-64, NEON on ARM. (Eight were no faster here: a group
-// stops only when all its Gaussians have fallen below the threshold.)
-#define LANES 4
 typedef float lanes_t __attribute__((vector_size(LANES * sizeof(float))));
 typedef int32 lane_mask_t __attribute__((vector_size(LANES * sizeof(int32))));
 
@@ -45,92 +37,12 @@ typedef int32 lane_mask_t __attribute__((vector_size(LANES * sizeof(int32))));
 #define WORST_SCORE ((int)0xE0000000)
 #define MAX_NEG_ASCR 96
 
-// MARK: PocketSphinx's internal structures, as far as they are used
-
-struct ps_mgau;
-typedef struct {
-    char const *name;
-    int (*frame_eval)(struct ps_mgau *mgau, int16 *senscr, uint8 *senone_active,
-                      int32 n_senone_active, mfcc_t **feat, int32 frame, int32 compallsen);
-    int (*transform)(struct ps_mgau *mgau, void *mllr);
-    void (*free)(struct ps_mgau *mgau);
-} mgau_funcs_t;
-
-struct ps_mgau {
-    mgau_funcs_t *vt;
-    int frame_idx;
-};
-
-typedef struct {
-    void *config;
-    void *lmath;
-    void *strings;
-    void *fe;
-    void *fcb;
-    void *mdef;
-    void *tmat;
-    struct ps_mgau *mgau;
-} acmod_prefix_t;
-
-typedef struct {
-    void *config;
-    int refcount;
-    acmod_prefix_t *acmod;
-} decoder_prefix_t;
-
-typedef struct {
-    mfcc_t ****mean;
-    mfcc_t ****var;
-    mfcc_t ***det;
-    logmath_t *lmath;
-    int32 n_mgau;
-    int32 n_feat;
-    int32 n_density;
-    int32 *featlen;
-} gauden_t;
-
-typedef struct {
-    int32 cw;
-    int32 score;
-} topn_t;
-
-typedef struct {
-    topn_t ***topn;
-    bitvec_t *mgau_active;
-} fast_eval_t;
-
-typedef struct {
-    struct ps_mgau base;
-    void *config;
-    gauden_t *g;
-    int32 n_sen;
-    uint8 *sen2cb;
-    uint8 ***mixw;
-    void *sendump_mmap;
-    uint8 *mixw_cb;
-    int16 max_topn;
-    int16 ds_ratio;
-    fast_eval_t *hist;
-    fast_eval_t *f;
-    int n_fast_hist;
-    logmath_t *lmath_8b;
-    logmath_t *lmath;
-} ptm_mgau_t;
-
 // Exported by libpocketsphinx; declared in no installed header.
 extern int ptm_mgau_frame_eval(struct ps_mgau *mgau, int16 *senscr, uint8 *senone_active,
                                int32 n_senone_active, mfcc_t **feat, int32 frame, int32 compallsen);
 extern void ptm_mgau_free(struct ps_mgau *mgau);
 
-// MARK: Interleaved Gaussians
-
-// After installation the Gaussians of codebook `cb`, stream `feat` are stored from
-// g->mean[cb][feat][0] on as groups of LANES: group k holds Gaussians k*LANES ... k*LANES+LANES-1,
-// dimension by dimension. (g->mean[cb][feat][d] for d > 0 no longer points at Gaussian d; only
-// this file reads the means and variances once the scorer is installed.)
-static inline size_t interleaved_index(int cw, int dim, int featlen) {
-    return (size_t)(cw / LANES) * featlen * LANES + (size_t)dim * LANES + cw % LANES;
-}
+// MARK: Interleaved Gaussians (layout in ptm_internal.h)
 
 // `scratch` holds n_density * featlen values.
 static void interleave(mfcc_t *block, int n_density, int featlen, mfcc_t *scratch) {
@@ -395,16 +307,13 @@ static mgau_funcs_t interleaved_funcs = {
 
 // MARK: Installation
 
-static struct ps_mgau *decoder_mgau(struct ps_decoder_s *decoder) {
-    decoder_prefix_t *prefix = (decoder_prefix_t *)decoder;
-    if (prefix == NULL || prefix->acmod == NULL)
-        return NULL;
-    return prefix->acmod->mgau;
+int heed_ptm_scorer_is_installed(struct ps_decoder_s *decoder) {
+    return heed_installed_scorer(decoder) != NULL;
 }
 
-int heed_ptm_scorer_is_installed(struct ps_decoder_s *decoder) {
+ptm_mgau_t *heed_installed_scorer(struct ps_decoder_s *decoder) {
     struct ps_mgau *mgau = decoder_mgau(decoder);
-    return mgau != NULL && mgau->vt == &interleaved_funcs;
+    return mgau != NULL && mgau->vt == &interleaved_funcs ? (ptm_mgau_t *)mgau : NULL;
 }
 
 int heed_ptm_scorer_install(struct ps_decoder_s *decoder) {

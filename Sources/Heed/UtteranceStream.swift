@@ -116,14 +116,15 @@ public struct UtteranceStream {
                     events += try converse(at: now) { $0.tick(at: now) }
                 }
                 if decodesAhead, let start = utteranceStart, let end = endpointer.tentativeEnd, decodedAhead?.end != end {
-                    let (samples, noisy) = audio(start..<end)
-                    decodedAhead = (end, recognizer.grammarGeneration, try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy))
+                    let (samples, noisy, steady) = audio(start..<end)
+                    decodedAhead = (end, recognizer.grammarGeneration,
+                                    try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy, steadyNoise: steady))
                     continue  // a partial of the same audio would say nothing new
                 }
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
                    endpointed - lastPartial >= Int(interval * Double(recognizer.sampleRate)) {
                     lastPartial = endpointed
-                    let (samples, noisy) = audio(start..<endpointed)
+                    let (samples, noisy, _) = audio(start..<endpointed)
                     let text = try recognizer.partialTranscript(samples, noisy: noisy)
                     if !text.isEmpty && text != lastPartialText { events.append(.partial(text)) }
                     lastPartialText = text
@@ -180,8 +181,8 @@ public struct UtteranceStream {
         if let ahead = decodedAhead, ahead.end == min(end, position), ahead.grammar == recognizer.grammarGeneration {
             utterance = ahead.utterance
         } else {
-            let (samples, noisy) = audio(start..<min(end, position))
-            utterance = try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy)
+            let (samples, noisy, steady) = audio(start..<min(end, position))
+            utterance = try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy, steadyNoise: steady)
         }
         trimHistory(before: end)
         return utterance
@@ -190,17 +191,19 @@ public struct UtteranceStream {
     /// The stream's samples in `range` as the decoder should get them, and whether they are
     /// noisy (the quietest tenth within `noiseSuppressionRangeDB` of the peak): then denoised,
     /// over a masking floor (`maskingNoiseBelowPeakDB`), otherwise raw, so clean speech reaches
-    /// the decoder untouched.
-    private func audio(_ range: Range<Int>) -> (samples: ArraySlice<Int16>, noisy: Bool) {
+    /// the decoder untouched. `steadyNoise`: noisy, denoised, and the noise steady enough to adapt
+    /// the acoustic model to (`CommandRecognizer.isSteadyNoise`).
+    private func audio(_ range: Range<Int>) -> (samples: ArraySlice<Int16>, noisy: Bool, steadyNoise: Bool) {
         let raw = history[(range.lowerBound - historyStart)..<(range.upperBound - historyStart)]
         guard let limit = recognizer.options.noiseSuppressionRangeDB,
-              let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else { return (raw, false) }
-        guard suppressor != nil else { return (raw, true) }
+              let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else { return (raw, false, false) }
+        guard suppressor != nil else { return (raw, true, false) }
         let suppressed = denoised[raw.indices]
+        // Noise adaptation was measured on the denoised audio over the masking floor only.
         guard let below = recognizer.options.maskingNoiseBelowPeakDB,
-              let peak = CommandRecognizer.frameLevels(suppressed, frame: recognizer.sampleRate / 100).max() else { return (suppressed, true) }
+              let peak = CommandRecognizer.frameLevels(suppressed, frame: recognizer.sampleRate / 100).max() else { return (suppressed, true, false) }
         let level = MaskingNoise.rms(ofLevelDB: peak - below)
-        return (MaskingNoise.added(to: suppressed, level: level, sampleRate: recognizer.sampleRate)[...], true)
+        return (MaskingNoise.added(to: suppressed, level: level, sampleRate: recognizer.sampleRate)[...], true, recognizer.isSteadyNoise(raw))
     }
 
     private mutating func trimHistory(before sample: Int) {

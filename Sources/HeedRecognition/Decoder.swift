@@ -340,6 +340,57 @@ public final class Decoder {
         selectedSearch = name
     }
 
+    // MARK: Noise adaptation
+
+    /// The trained Gaussian means, copied before the first adaptation so every later one starts
+    /// from them and `restoreAcousticModel` can put them back exactly.
+    private var trainedMeans: [Float]?
+    /// Whether the model's means are adapted to some audio's noise now.
+    public private(set) var isAdaptedToNoise = false
+
+    /// Adapts the acoustic model's means to the noise in `samples`, which is about to be decoded.
+    /// Returns false, with the trained model in place, when the audio does not call for it (too
+    /// short, speech far above the noise) or the model is not one Heed's scorer handles.
+    @discardableResult
+    public func adaptAcousticModel(toNoiseIn samples: ArraySlice<Int16>, _ settings: NoiseAdaptation) -> Bool {
+        guard usesInterleavedGaussians, let trained = trainedMeansCopy() else { return false }
+        var cSettings = settings.cSettings
+        let adapted = trained.withUnsafeBufferPointer { means in
+            samples.withUnsafeBufferPointer { audio in
+                heed_ptm_adapt_to_noise(decoder, means.baseAddress, audio.baseAddress, audio.count, &cSettings)
+            }
+        }
+        isAdaptedToNoise = adapted == 1
+        return isAdaptedToNoise
+    }
+
+    /// Puts the trained means back after `adaptAcousticModel`.
+    public func restoreAcousticModel() {
+        guard isAdaptedToNoise, let trainedMeans else { return }
+        trainedMeans.withUnsafeBufferPointer { heed_ptm_set_means(decoder, $0.baseAddress) }
+        isAdaptedToNoise = false
+    }
+
+    /// How much the quieter half of `samples` changes from one 10 ms frame to the next (mean
+    /// absolute change of the log mel spectrum per band): about 0.4 for steady noise, 0.6 and more
+    /// for background talk. nil for less than 0.1 s of audio.
+    public func noiseVariability(of samples: ArraySlice<Int16>) -> Double? {
+        let variability = samples.withUnsafeBufferPointer { heed_noise_variability(decoder, $0.baseAddress, $0.count) }
+        return variability < 0 ? nil : variability
+    }
+
+    private func trainedMeansCopy() -> [Float]? {
+        if let trainedMeans { return trainedMeans }
+        let count = heed_ptm_mean_count(decoder)
+        guard count > 0 else { return nil }
+        let copy = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            heed_ptm_copy_means(decoder, buffer.baseAddress)
+            initialized = count
+        }
+        trainedMeans = copy
+        return copy
+    }
+
     // MARK: Decoding
 
     public func startUtterance() throws(RecognitionError) {

@@ -29,6 +29,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Decode noisy utterances over a floor of low-passed noise this many dB below their loudest part, masking what the suppressor leaves of hum and background talk (default 40); 0 turns it off.", valueName: "DB"))
     var maskingNoise: Double?
 
+    @Option(help: ArgumentHelp("Adapt the acoustic model to the steady noise of each noisy utterance (default on; not to background talk, and only with the webrtc suppressor).", valueName: "on|off"))
+    var noiseAdaptation: Switch?
+
     @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame (default 12); 0 turns verification off.", valueName: "LOG-UNITS"))
     var verifyMargin: Double?
 
@@ -50,7 +53,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for utterances heard through noise (default: no cap); 0 means no cap.", valueName: "N"))
     var noisyMaxActiveHmms: Int?
 
-    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
+    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
     @Flag(help: ArgumentHelp("Score frames with PocketSphinx's own Gaussian evaluation instead of Heed's interleaved one (the same scores, slower; for comparison).", visibility: .hidden))
@@ -96,6 +99,7 @@ struct TuningOptions: ParsableArguments {
             options.foregroundWordMarginDB = nil
             options.noisyGarbageWordPenalty = nil
             options.maskingNoiseBelowPeakDB = nil
+            options.noiseAdaptation = nil
         }
         if let foregroundWordMargin { options.foregroundWordMarginDB = foregroundWordMargin > 0 ? foregroundWordMargin : nil }
         if let verifyMargin {
@@ -106,6 +110,7 @@ struct TuningOptions: ParsableArguments {
         if let noiseSuppression { noiseSuppressionSettings(noiseSuppression > 0 ? .speex(maxAttenuationDB: noiseSuppression) : nil, &options) }
         if let noiseSuppressor { noiseSuppressionSettings(noiseSuppressor.method, &options) }
         if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
+        if let noiseAdaptation { options.noiseAdaptation = noiseAdaptation == .on ? NoiseAdaptation() : nil }
         if let accentVariants { options.accentVariantProbability = accentVariants > 0 ? accentVariants : nil }
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }
@@ -128,8 +133,13 @@ struct TuningOptions: ParsableArguments {
             options.suppressorHighPassCutoff = nil
             options.endpointsDenoisedAudio = false
             options.maskingNoiseBelowPeakDB = nil
+            options.noiseAdaptation = nil
         }
     }
+}
+
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
 }
 
 enum NoiseSuppressorChoice: String, ExpressibleByArgument, CaseIterable {

@@ -1,6 +1,6 @@
 // A faster Gaussian evaluation for PocketSphinx's phonetically-tied mixture (PTM) models, the kind
-// Debian's en-us model is. Swift calls only these two functions; PocketSphinx's internals stay in
-// ptm_scorer.c.
+// Debian's en-us model is, and the adaptation of its means to noise. Swift calls only these
+// functions; PocketSphinx's internals stay in ptm_internal.h, ptm_scorer.c and noise_adaptation.c.
 #ifndef HEED_PTM_SCORER_H
 #define HEED_PTM_SCORER_H
 
@@ -16,5 +16,38 @@ int heed_ptm_scorer_install(struct ps_decoder_s *decoder);
 
 /// 1 when `decoder` scores frames with this scorer.
 int heed_ptm_scorer_is_installed(struct ps_decoder_s *decoder);
+
+/// How heed_ptm_adapt_to_noise estimates an utterance's noise and the clean speech under it
+/// (see noise_adaptation.c).
+typedef struct {
+    /// A mel band's noise is its level in this fraction of the quietest frames (0..1).
+    double noise_percentile;
+    /// ... raised by this many dB.
+    double noise_gain_db;
+    /// A frame's clean level is taken no further than this below what was heard.
+    double clean_floor_db;
+    /// Adapt only when the loudest tenth of frames is within this many dB of the quietest tenth.
+    double max_speech_range_db;
+} heed_noise_adaptation_settings;
+
+/// How many floats the model's Gaussian means take (0 when the scorer is not installed).
+long heed_ptm_mean_count(struct ps_decoder_s *decoder);
+
+/// Copies the model's Gaussian means into `out` (heed_ptm_mean_count floats).
+void heed_ptm_copy_means(struct ps_decoder_s *decoder, float *out);
+
+/// Sets the model's Gaussian means from `means`, a copy made by heed_ptm_copy_means.
+void heed_ptm_set_means(struct ps_decoder_s *decoder, float const *means);
+
+/// Sets the model's means to `trained` (a copy made by heed_ptm_copy_means) adapted to the noise
+/// in `samples`, the audio about to be decoded. Returns 1 when adapted; 0 when the means were left
+/// as `trained` (too little audio, speech far above the noise, or a model of another shape).
+int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, short const *samples,
+                            long count, heed_noise_adaptation_settings const *settings);
+
+/// How much the quieter half of `samples` changes from one 10 ms frame to the next: the mean
+/// absolute difference of the log mel spectrum, per band (natural-log units; steady noise ~0.4,
+/// background talk ~0.6). -1 when there is too little audio.
+double heed_noise_variability(struct ps_decoder_s *decoder, short const *samples, long count);
 
 #endif

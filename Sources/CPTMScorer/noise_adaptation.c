@@ -1,0 +1,316 @@
+// Adapting the acoustic model's Gaussian means to the steady noise an utterance was heard in.
+//
+// The en-us model was trained on clean speech. Through noise, a frame's spectrum is speech plus
+// noise, and the quiet parts of words (the s of "stop", a final t) sink under it. The front end
+// takes much of the noise out, but what it leaves still makes the audio unlike anything the model
+// was trained on. Here the model moves to the audio instead (parallel model combination with the
+// log-add approximation, as in Gales and Young's PMC): each Gaussian's mean goes from cepstrum to
+// log mel spectrum, the noise's spectrum is added to it there, and it comes back as a cepstrum.
+//
+// Two things make this fit PocketSphinx's features:
+// - Batch cepstral mean normalization. The model's means are relative to the mean of a clean
+//   utterance (x̄); the features are relative to the mean of the noisy one (ȳ). A Gaussian
+//   whose mean is μ becomes log(exp(μ + x̄) + exp(n)) - ȳ. x̄ is estimated from the audio by
+//   subtracting the noise frame by frame, no further than `clean_floor_db` below what was heard.
+// - Three streams per codebook (cepstra, deltas, double deltas) with Gaussians of their own. A
+//   delta is a difference of cepstra, so noise scales it, band by band, by the share of the
+//   band's energy that is speech; the delta streams take the average share over the codebook's
+//   cepstral Gaussians.
+// Only means change; variances and mixture weights stay as trained.
+//
+// The means are rewritten in place, from a copy the caller keeps (heed_ptm_copy_means), so every
+// adaptation starts from the trained model and heed_ptm_set_means restores it exactly.
+
+#include "CPTMScorer.h"
+#include "ptm_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sphinxbase/ckd_alloc.h>
+#include <sphinxbase/cmd_ln.h>
+#include <sphinxbase/fe.h>
+
+#define MAX_FILTERS 64
+#define MAX_CEPSTRA 32
+
+// PocketSphinx's cepstra: a unitary DCT-II of the natural-log mel spectrum, then liftered
+// (sphinxbase fe_sigproc.c: fe_dct2, fe_lifter).
+typedef struct {
+    int filters, cepstra;
+    double cosine[MAX_CEPSTRA][MAX_FILTERS];
+    double lifter[MAX_CEPSTRA];
+} cepstral_transform_t;
+
+static int transform_init(cepstral_transform_t *t, cmd_ln_t *config) {
+    t->filters = (int)cmd_ln_int_r(config, "-nfilt");
+    t->cepstra = (int)cmd_ln_int_r(config, "-ncep");
+    double lifter = (double)cmd_ln_int_r(config, "-lifter");
+    if (t->filters < 1 || t->filters > MAX_FILTERS || t->cepstra < 1 || t->cepstra > MAX_CEPSTRA)
+        return 0;
+    for (int i = 0; i < t->cepstra; ++i) {
+        double scale = i == 0 ? sqrt(1.0 / t->filters) : sqrt(2.0 / t->filters);
+        for (int j = 0; j < t->filters; ++j)
+            t->cosine[i][j] = scale * cos(M_PI / t->filters * i * (j + 0.5));
+        t->lifter[i] = lifter > 0 ? 1 + lifter / 2 * sin(i * M_PI / lifter) : 1;
+    }
+    return 1;
+}
+
+// The smooth log mel spectrum a (liftered) cepstrum stands for: the DCT's rows are orthonormal,
+// so its transpose inverts it as far as the kept cepstra go.
+static void cepstrum_to_log_mel(cepstral_transform_t const *t, double const *cepstrum, double *log_mel) {
+    for (int j = 0; j < t->filters; ++j) {
+        double sum = 0;
+        for (int i = 0; i < t->cepstra; ++i)
+            sum += cepstrum[i] / t->lifter[i] * t->cosine[i][j];
+        log_mel[j] = sum;
+    }
+}
+
+static void log_mel_to_cepstrum(cepstral_transform_t const *t, double const *log_mel, double *cepstrum) {
+    for (int i = 0; i < t->cepstra; ++i) {
+        double sum = 0;
+        for (int j = 0; j < t->filters; ++j)
+            sum += log_mel[j] * t->cosine[i][j];
+        cepstrum[i] = sum * t->lifter[i];
+    }
+}
+
+// The audio's log mel spectrogram (frames x filters), through a front end configured as the
+// decoder's; NULL when it has fewer than `min_frames` frames or memory ran out.
+static double *spectrogram(struct ps_decoder_s *decoder, cepstral_transform_t *t, short const *samples,
+                           long count, int min_frames, int *frames) {
+    cmd_ln_t *config = ps_get_config((ps_decoder_t *)decoder);
+    if (samples == NULL || count <= 0 || !transform_init(t, config))
+        return NULL;
+    fe_t *fe = fe_init_auto_r(config);
+    if (fe == NULL)
+        return NULL;
+    mfcc_t **cepstra = NULL;
+    int32 n = 0;
+    fe_start_utt(fe);
+    int status = fe_process_utt(fe, samples, (size_t)count, &cepstra, &n);
+    int width = fe_get_output_size(fe);
+    fe_free(fe);
+    double *log_mel = NULL;
+    if (status >= 0 && cepstra != NULL && n >= min_frames && width >= t->cepstra)
+        log_mel = malloc(sizeof(double) * (size_t)n * t->filters);
+    if (log_mel != NULL) {
+        for (int frame = 0; frame < n; ++frame) {
+            double cepstrum[MAX_CEPSTRA];
+            for (int i = 0; i < t->cepstra; ++i)
+                cepstrum[i] = cepstra[frame][i];
+            cepstrum_to_log_mel(t, cepstrum, log_mel + (size_t)frame * t->filters);
+        }
+        *frames = n;
+    }
+    if (cepstra != NULL)
+        fe_free_2d(cepstra);
+    return log_mel;
+}
+
+static int compare_doubles(void const *a, void const *b) {
+    double x = *(double const *)a, y = *(double const *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double decibels_to_log(double db) { return db / 10 * log(10); }
+
+// Each frame's mean over the filters (its level), in `levels`.
+static void frame_levels(double const *log_mel, int frames, int filters, double *levels) {
+    for (int frame = 0; frame < frames; ++frame) {
+        double sum = 0;
+        for (int j = 0; j < filters; ++j)
+            sum += log_mel[(size_t)frame * filters + j];
+        levels[frame] = sum / filters;
+    }
+}
+
+// MARK: The means
+
+static long mean_count(gauden_t const *g) {
+    long count = 0;
+    for (int stream = 0; stream < g->n_feat; ++stream)
+        count += (long)g->n_mgau * g->n_density * g->featlen[stream];
+    return count;
+}
+
+long heed_ptm_mean_count(struct ps_decoder_s *decoder) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    return s == NULL ? 0 : mean_count(s->g);
+}
+
+// Copies every codebook's streams, in order, between the model and `copy`.
+static void copy_means(gauden_t *g, float *copy, int into_model) {
+    for (int cb = 0; cb < g->n_mgau; ++cb)
+        for (int stream = 0; stream < g->n_feat; ++stream) {
+            size_t size = (size_t)g->n_density * g->featlen[stream];
+            mfcc_t *block = g->mean[cb][stream][0];
+            if (into_model)
+                memcpy(block, copy, size * sizeof(float));
+            else
+                memcpy(copy, block, size * sizeof(float));
+            copy += size;
+        }
+}
+
+void heed_ptm_copy_means(struct ps_decoder_s *decoder, float *out) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    if (s != NULL && out != NULL)
+        copy_means(s->g, out, 0);
+}
+
+void heed_ptm_set_means(struct ps_decoder_s *decoder, float const *means) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    if (s != NULL && means != NULL)
+        copy_means(s->g, (float *)means, 1);
+}
+
+// MARK: Adaptation
+
+// What the audio says about its noise and its speech, per mel filter: the noise's level, the
+// noisy utterance's mean (ȳ), and the estimated clean utterance's mean (x̄).
+typedef struct {
+    double noise[MAX_FILTERS], noisy_mean[MAX_FILTERS], clean_mean[MAX_FILTERS];
+} noise_estimate_t;
+
+static int estimate_noise(double const *log_mel, int frames, int filters,
+                          heed_noise_adaptation_settings const *settings, noise_estimate_t *estimate) {
+    double *column = malloc(sizeof(double) * (size_t)frames);
+    if (column == NULL)
+        return 0;
+    double floor = decibels_to_log(settings->clean_floor_db);
+    int rank = (int)(settings->noise_percentile * frames);
+    rank = rank < 0 ? 0 : rank >= frames ? frames - 1 : rank;
+    for (int j = 0; j < filters; ++j) {
+        double sum = 0;
+        for (int frame = 0; frame < frames; ++frame) {
+            column[frame] = log_mel[(size_t)frame * filters + j];
+            sum += column[frame];
+        }
+        estimate->noisy_mean[j] = sum / frames;
+        qsort(column, (size_t)frames, sizeof(double), compare_doubles);
+        double noise = column[rank] + decibels_to_log(settings->noise_gain_db);
+        estimate->noise[j] = noise;
+        double clean_sum = 0;
+        for (int frame = 0; frame < frames; ++frame) {
+            double heard = log_mel[(size_t)frame * filters + j];
+            // Spectral subtraction in the log domain, floored: log(exp(heard) - exp(noise)).
+            double clean = heard - floor;
+            if (heard > noise) {
+                double subtracted = heard + log1p(-exp(noise - heard));
+                if (subtracted > clean)
+                    clean = subtracted;
+            }
+            clean_sum += clean;
+        }
+        estimate->clean_mean[j] = clean_sum / frames;
+    }
+    free(column);
+    return 1;
+}
+
+static void adapt_means(ptm_mgau_t *s, cepstral_transform_t const *t, noise_estimate_t const *estimate,
+                        float const *trained) {
+    gauden_t *g = s->g;
+    int filters = t->filters;
+    long at = 0;
+    for (int cb = 0; cb < g->n_mgau; ++cb) {
+        double speech_share[MAX_FILTERS] = {0};
+        for (int stream = 0; stream < g->n_feat; ++stream) {
+            int featlen = g->featlen[stream];
+            float const *source = trained + at;
+            mfcc_t *target = g->mean[cb][stream][0];
+            for (int cw = 0; cw < g->n_density; ++cw) {
+                double mean[MAX_CEPSTRA], log_mel[MAX_FILTERS], adapted[MAX_CEPSTRA];
+                for (int dim = 0; dim < featlen; ++dim)
+                    mean[dim] = source[interleaved_index(cw, dim, featlen)];
+                cepstrum_to_log_mel(t, mean, log_mel);
+                for (int j = 0; j < filters; ++j) {
+                    if (stream == 0) {
+                        double clean = log_mel[j] + estimate->clean_mean[j], noise = estimate->noise[j];
+                        double top = clean > noise ? clean : noise;
+                        double noisy = top + log(exp(clean - top) + exp(noise - top));
+                        speech_share[j] += exp(clean - noisy) / g->n_density;
+                        log_mel[j] = noisy - estimate->noisy_mean[j];
+                    } else {
+                        log_mel[j] *= speech_share[j];
+                    }
+                }
+                log_mel_to_cepstrum(t, log_mel, adapted);
+                for (int dim = 0; dim < featlen; ++dim)
+                    target[interleaved_index(cw, dim, featlen)] = (mfcc_t)adapted[dim];
+            }
+            at += (long)g->n_density * featlen;
+        }
+    }
+}
+
+int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, short const *samples, long count,
+                            heed_noise_adaptation_settings const *settings) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    if (s == NULL || trained == NULL || settings == NULL)
+        return 0;
+    heed_ptm_set_means(decoder, trained);
+    gauden_t *g = s->g;
+    cepstral_transform_t t;
+    int frames = 0;
+    // Cepstra, deltas and double deltas of the same length: PocketSphinx's 1s_c_d_dd features.
+    double *log_mel = spectrogram(decoder, &t, samples, count, 10, &frames);
+    if (log_mel == NULL)
+        return 0;
+    int shaped = g->n_feat == 3;
+    for (int stream = 0; stream < g->n_feat; ++stream)
+        shaped = shaped && g->featlen[stream] == t.cepstra;
+    double *levels = malloc(sizeof(double) * (size_t)frames);
+    noise_estimate_t estimate;
+    int adapted = 0;
+    if (shaped && levels != NULL) {
+        frame_levels(log_mel, frames, t.filters, levels);
+        qsort(levels, (size_t)frames, sizeof(double), compare_doubles);
+        double range = levels[frames * 9 / 10] - levels[frames / 10];
+        // Speech far above the noise gains nothing here and loses a little (BENCHMARKS.md).
+        if (range <= decibels_to_log(settings->max_speech_range_db) &&
+            estimate_noise(log_mel, frames, t.filters, settings, &estimate)) {
+            adapt_means(s, &t, &estimate, trained);
+            adapted = 1;
+        }
+    }
+    free(levels);
+    free(log_mel);
+    return adapted;
+}
+
+double heed_noise_variability(struct ps_decoder_s *decoder, short const *samples, long count) {
+    cepstral_transform_t t;
+    int frames = 0;
+    double *log_mel = spectrogram(decoder, &t, samples, count, 10, &frames);
+    if (log_mel == NULL)
+        return -1;
+    double *levels = malloc(sizeof(double) * (size_t)frames), *sorted = malloc(sizeof(double) * (size_t)frames);
+    double variability = -1;
+    if (levels != NULL && sorted != NULL) {
+        frame_levels(log_mel, frames, t.filters, levels);
+        memcpy(sorted, levels, sizeof(double) * (size_t)frames);
+        qsort(sorted, (size_t)frames, sizeof(double), compare_doubles);
+        double median = sorted[frames / 2], change = 0;
+        int pairs = 0;
+        for (int frame = 1; frame < frames; ++frame) {
+            if (levels[frame] > median || levels[frame - 1] > median)
+                continue;
+            double sum = 0;
+            for (int j = 0; j < t.filters; ++j)
+                sum += fabs(log_mel[(size_t)frame * t.filters + j] - log_mel[(size_t)(frame - 1) * t.filters + j]);
+            change += sum / t.filters;
+            ++pairs;
+        }
+        if (pairs > 0)
+            variability = change / pairs;
+    }
+    free(levels);
+    free(sorted);
+    free(log_mel);
+    return variability;
+}

@@ -1,0 +1,110 @@
+// PocketSphinx 5prealpha's internal structures, as far as Heed's scorer and noise adaptation use
+// them, and the interleaved layout the scorer gives the Gaussians. Private to this target: only
+// ptm_scorer.c and noise_adaptation.c include it. The structures are copies of the beginnings of
+// PocketSphinx's own (pocketsphinx_internal.h, acmod.h, ptm_mgau.h, ms_gauden.h of the version
+// Debian ships); heed_ptm_scorer_install checks that the model really is a PTM model first.
+#ifndef HEED_PTM_INTERNAL_H
+#define HEED_PTM_INTERNAL_H
+
+#include <stddef.h>
+
+#include <pocketsphinx.h>
+#include <sphinxbase/bitvec.h>
+#include <sphinxbase/fe.h>
+#include <sphinxbase/logmath.h>
+#include <sphinxbase/prim_type.h>
+
+// Four Gaussians per vector: SSE2 on x86-64, NEON on ARM. (Eight were no faster here: a group
+// stops only when all its Gaussians have fallen below the threshold.)
+#define LANES 4
+
+struct ps_mgau;
+typedef struct {
+    char const *name;
+    int (*frame_eval)(struct ps_mgau *mgau, int16 *senscr, uint8 *senone_active,
+                      int32 n_senone_active, mfcc_t **feat, int32 frame, int32 compallsen);
+    int (*transform)(struct ps_mgau *mgau, void *mllr);
+    void (*free)(struct ps_mgau *mgau);
+} mgau_funcs_t;
+
+struct ps_mgau {
+    mgau_funcs_t *vt;
+    int frame_idx;
+};
+
+typedef struct {
+    void *config;
+    void *lmath;
+    void *strings;
+    void *fe;
+    void *fcb;
+    void *mdef;
+    void *tmat;
+    struct ps_mgau *mgau;
+} acmod_prefix_t;
+
+typedef struct {
+    void *config;
+    int refcount;
+    acmod_prefix_t *acmod;
+} decoder_prefix_t;
+
+typedef struct {
+    mfcc_t ****mean;
+    mfcc_t ****var;
+    mfcc_t ***det;
+    logmath_t *lmath;
+    int32 n_mgau;
+    int32 n_feat;
+    int32 n_density;
+    int32 *featlen;
+} gauden_t;
+
+typedef struct {
+    int32 cw;
+    int32 score;
+} topn_t;
+
+typedef struct {
+    topn_t ***topn;
+    bitvec_t *mgau_active;
+} fast_eval_t;
+
+typedef struct {
+    struct ps_mgau base;
+    void *config;
+    gauden_t *g;
+    int32 n_sen;
+    uint8 *sen2cb;
+    uint8 ***mixw;
+    void *sendump_mmap;
+    uint8 *mixw_cb;
+    int16 max_topn;
+    int16 ds_ratio;
+    fast_eval_t *hist;
+    fast_eval_t *f;
+    int n_fast_hist;
+    logmath_t *lmath_8b;
+    logmath_t *lmath;
+} ptm_mgau_t;
+
+
+static inline struct ps_mgau *decoder_mgau(struct ps_decoder_s *decoder) {
+    decoder_prefix_t *prefix = (decoder_prefix_t *)decoder;
+    if (prefix == NULL || prefix->acmod == NULL)
+        return NULL;
+    return prefix->acmod->mgau;
+}
+
+// After installation the Gaussians of codebook `cb`, stream `feat` are stored from
+// g->mean[cb][feat][0] on as groups of LANES: group k holds Gaussians k*LANES ... k*LANES+LANES-1,
+// dimension by dimension. (g->mean[cb][feat][d] for d > 0 no longer points at Gaussian d; only
+// ptm_scorer.c and noise_adaptation.c read the means and variances once the scorer is installed.)
+static inline size_t interleaved_index(int cw, int dim, int featlen) {
+    return (size_t)(cw / LANES) * featlen * LANES + (size_t)dim * LANES + cw % LANES;
+}
+
+/// The decoder's model when Heed's scorer is installed on it (its means are interleaved), else NULL.
+ptm_mgau_t *heed_installed_scorer(struct ps_decoder_s *decoder);
+
+#endif

@@ -1,0 +1,29 @@
+import CPTMScorer
+
+/// How the decoder adapts the acoustic model's means to the steady noise of an utterance
+/// (`Decoder.adaptAcousticModel(toNoiseIn:_:)`; the method is in Sources/CPTMScorer/noise_adaptation.c).
+/// Chosen on Audio/* in pink noise (BENCHMARKS.md, "Adapting the model to the noise").
+public struct NoiseAdaptation: Sendable, Equatable {
+    /// A mel band's noise is its level in this fraction of the quietest frames.
+    public var noisePercentile = 0.1
+    /// ... raised by this many dB: a little more noise than the quiet frames show rejected more
+    /// non-commands and lost no commands.
+    public var noiseGainDB = 3.0
+    /// Clean speech is estimated by taking the noise off each frame, but no further than this
+    /// below what was heard.
+    public var cleanFloorDB = 20.0
+    /// Adapt only when the loudest tenth of the (denoised) utterance is within this many dB of its
+    /// quietest tenth: with speech far above what noise is left, adapting lost commands.
+    public var maxSpeechRangeDB = 17.4
+    /// Adapt only to noise steadier than this (`Decoder.noiseVariability(of:)` of the raw audio):
+    /// background talk changes too fast for one noise spectrum to stand for it, and adapting to
+    /// it lost a third of the commands heard over babble.
+    public var maxNoiseVariability = 0.56
+
+    public init() {}
+
+    var cSettings: heed_noise_adaptation_settings {
+        heed_noise_adaptation_settings(noise_percentile: noisePercentile, noise_gain_db: noiseGainDB,
+                                       clean_floor_db: cleanFloorDB, max_speech_range_db: maxSpeechRangeDB)
+    }
+}
