@@ -124,7 +124,7 @@ public struct UtteranceStream {
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
                    endpointed - lastPartial >= Int(interval * Double(recognizer.sampleRate)) {
                     lastPartial = endpointed
-                    let (samples, noisy, _) = audio(start..<endpointed)
+                    let (samples, noisy, _) = audio(start..<endpointed, judgingNoise: false)
                     let text = try recognizer.partialTranscript(samples, noisy: noisy)
                     if !text.isEmpty && text != lastPartialText { events.append(.partial(text)) }
                     lastPartialText = text
@@ -192,8 +192,9 @@ public struct UtteranceStream {
     /// noisy (the quietest tenth within `noiseSuppressionRangeDB` of the peak): then denoised,
     /// over a masking floor (`maskingNoiseBelowPeakDB`), otherwise raw, so clean speech reaches
     /// the decoder untouched. `steadyNoise`: noisy, denoised, and the noise steady enough to adapt
-    /// the acoustic model to (`CommandRecognizer.isSteadyNoise`).
-    private func audio(_ range: Range<Int>) -> (samples: ArraySlice<Int16>, noisy: Bool, steadyNoise: Bool) {
+    /// the acoustic model to (`CommandRecognizer.isSteadyNoise`; not judged for a partial result,
+    /// which is decoded with the trained model).
+    private func audio(_ range: Range<Int>, judgingNoise: Bool = true) -> (samples: ArraySlice<Int16>, noisy: Bool, steadyNoise: Bool) {
         let raw = history[(range.lowerBound - historyStart)..<(range.upperBound - historyStart)]
         guard let limit = recognizer.options.noiseSuppressionRangeDB,
               let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else { return (raw, false, false) }
@@ -203,7 +204,8 @@ public struct UtteranceStream {
         guard let below = recognizer.options.maskingNoiseBelowPeakDB,
               let peak = CommandRecognizer.frameLevels(suppressed, frame: recognizer.sampleRate / 100).max() else { return (suppressed, true, false) }
         let level = MaskingNoise.rms(ofLevelDB: peak - below)
-        return (MaskingNoise.added(to: suppressed, level: level, sampleRate: recognizer.sampleRate)[...], true, recognizer.isSteadyNoise(raw))
+        return (MaskingNoise.added(to: suppressed, level: level, sampleRate: recognizer.sampleRate)[...], true,
+                judgingNoise && recognizer.isSteadyNoise(raw))
     }
 
     private mutating func trimHistory(before sample: Int) {

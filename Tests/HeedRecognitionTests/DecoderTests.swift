@@ -158,6 +158,80 @@ import Testing
         }
     }
 
+    // MARK: Noise adaptation (Sources/CPTMScorer/noise_adaptation.c)
+
+    func noise(_ name: String) throws -> [Float] {
+        try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/\(name).wav")).samples
+    }
+
+    /// goforward.raw, a real human recording, with pink noise 6 dB below it.
+    func goForwardInPinkNoise() throws -> [Int16] {
+        let speech = PCM.float(from: try samples(Fixtures.corpus.appendingPathComponent("goforward.raw")))
+        return PCM.int16(from: Perturbation.mix(speech: speech, noise: try noise("pink"), snr: 6, sampleRate: 16_000, seed: 1))
+    }
+
+    func goForwardDecoder() throws -> Decoder {
+        let decoder = try Decoder()
+        try decoder.addJSGF(file: Fixtures.corpus.appendingPathComponent("goforward.gram"), named: "goforward")
+        try decoder.select("goforward")
+        return decoder
+    }
+
+    /// Adapting rewrites the model's means for one utterance's noise; restoring gives back the
+    /// trained model exactly, so a clean utterance after a noisy one decodes as if none came before.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func noiseAdaptationIsUndoneExactly() throws {
+        let decoder = try goForwardDecoder()
+        let clean = try samples(Fixtures.corpus.appendingPathComponent("goforward.raw"))
+        let trained = try decode(decoder, clean)
+        #expect(trained.text == "go forward ten meters")
+        #expect(decoder.adaptAcousticModel(toNoiseIn: try goForwardInPinkNoise()[...], NoiseAdaptation()))
+        #expect(decoder.isAdaptedToNoise)
+        let whileAdapted = try decode(decoder, clean)
+        #expect(whileAdapted.score != trained.score, "adapting changed nothing")
+        decoder.restoreAcousticModel()
+        #expect(!decoder.isAdaptedToNoise)
+        #expect(Bool(try decode(decoder, clean) == trained))
+    }
+
+    /// Through pink noise at 6 dB (no suppressor here) the trained model loses the recording's
+    /// last words; adapted to the noise, it hears them all.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func theAdaptedModelHearsWhatTheTrainedOneLosesInNoise() throws {
+        let decoder = try goForwardDecoder()
+        let noisy = try goForwardInPinkNoise()
+        let trained = try decode(decoder, noisy)
+        #expect(decoder.adaptAcousticModel(toNoiseIn: noisy[...], NoiseAdaptation()))
+        let adapted = try decode(decoder, noisy)
+        #expect(adapted.text == "go forward ten meters")
+        #expect(trained.text != "go forward ten meters", "the trained model needs no help here: pick a harder mix")
+    }
+
+    /// Speech far above its noise is left to the trained model (adapting it lost commands).
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func cleanSpeechIsNotAdaptedTo() throws {
+        let decoder = try goForwardDecoder()
+        let clean = try samples(Fixtures.corpus.appendingPathComponent("goforward.raw"))
+        #expect(!decoder.adaptAcousticModel(toNoiseIn: clean[...], NoiseAdaptation()))
+        #expect(!decoder.isAdaptedToNoise)
+        #expect(!decoder.adaptAcousticModel(toNoiseIn: clean[0..<500], NoiseAdaptation()), "too short to say")
+    }
+
+    /// The gate that keeps adaptation away from background talk: steady noises vary less from
+    /// frame to frame than NoiseAdaptation's limit, six voices talking at once more.
+    @Test func steadyNoiseIsToldFromBackgroundTalk() throws {
+        let decoder = try Decoder()
+        let limit = NoiseAdaptation().maxNoiseVariability
+        var seen: [String: Double] = [:]
+        for name in ["pink", "brown", "babble"] {
+            let audio = PCM.int16(from: Array(try noise(name).prefix(3 * 16_000)))
+            seen[name] = try #require(decoder.noiseVariability(of: audio[...]))
+        }
+        #expect(seen["pink"]! < limit && seen["brown"]! < limit, "\(seen)")
+        #expect(seen["babble"]! > limit, "\(seen)")
+        #expect(decoder.noiseVariability(of: [Int16](repeating: 0, count: 100)[...]) == nil)
+    }
+
     /// Two optional words in a row are two empty transitions in a row. PocketSphinx's search
     /// follows one per word end, so unless the grammar is closed over them, "go forward" cannot
     /// skip both "(the) (big)" without a pause between the words.
