@@ -3,7 +3,7 @@ import HeedTestSupport
 import Testing
 
 /// `heed auth` and the gate in front of every audio command, as a user runs them.
-@Suite(.timeLimit(.minutes(20))) struct AuthCommandTests {
+@Suite(.timeLimit(.minutes(40))) struct AuthCommandTests {
     /// A private state directory with no policy: nothing is decided.
     func fresh() throws -> [String: String] {
         ["HEED_STATE_DIR": try Fixtures.temporaryDirectory().appendingPathComponent("state").path, "HEED_POLICY": "/nonexistent"]

@@ -4,7 +4,7 @@ import Testing
 
 /// `heed listen` through the real ALSA code, with the ALSA `file` plugin standing in for a
 /// sound card: its `infile` feeds the capture device from a raw file.
-@Suite(.timeLimit(.minutes(20))) struct ListenCommandTests {
+@Suite(.timeLimit(.minutes(40))) struct ListenCommandTests {
     struct Rig {
         let home: URL
         let captured: URL

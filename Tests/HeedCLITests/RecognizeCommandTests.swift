@@ -3,7 +3,7 @@ import HeedTestSupport
 import Testing
 
 /// `heed recognize` as a user runs it: output format, errors and exit codes.
-@Suite(.timeLimit(.minutes(20))) struct RecognizeCommandTests {
+@Suite(.timeLimit(.minutes(40))) struct RecognizeCommandTests {
     func json(_ line: Substring) throws -> [String: Any] {
         try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
     }
@@ -125,7 +125,7 @@ import Testing
 }
 
 /// Contexts and pronunciations from the command line.
-@Suite(.timeLimit(.minutes(20))) struct ContextCommandTests {
+@Suite(.timeLimit(.minutes(40))) struct ContextCommandTests {
     @Test func checkPrintsWhatAContextHas() throws {
         let result = try CLI.run(["context", "check", "Models/contexts/coffee.yml", "Models/contexts/lights.yml"])
         #expect(result.status == 0, "\(result.stderr)")

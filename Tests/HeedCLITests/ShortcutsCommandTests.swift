@@ -3,7 +3,7 @@ import HeedTestSupport
 import Testing
 
 /// `heed shortcuts` and donated phrases in `recognize` and `listen`, as a user runs them.
-@Suite(.timeLimit(.minutes(20))) struct ShortcutsCommandTests {
+@Suite(.timeLimit(.minutes(40))) struct ShortcutsCommandTests {
     /// One state directory for a whole exchange of commands.
     func environment() throws -> [String: String] {
         ["HEED_STATE_DIR": try Fixtures.temporaryDirectory().appendingPathComponent("state").path]
@@ -133,7 +133,7 @@ import Testing
 }
 
 /// Dialogues in `heed listen`: questions, the completed intent, the handler's response.
-@Suite(.timeLimit(.minutes(20))) struct DialogueCommandTests {
+@Suite(.timeLimit(.minutes(40))) struct DialogueCommandTests {
     func events(_ stdout: String) throws -> [[String: Any]] {
         try stdout.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
             .filter { !["level", "speech-start", "partial"].contains($0["event"] as? String) }
@@ -191,7 +191,7 @@ import Testing
 }
 
 /// Donations share the store with permission decisions: they must survive the same abuse.
-@Suite(.timeLimit(.minutes(20))) struct ShortcutStoreSafetyTests {
+@Suite(.timeLimit(.minutes(40))) struct ShortcutStoreSafetyTests {
     /// SIGKILL at random moments while donating (and granting), 120 times: after every kill the
     /// store opens, and every donation that was acknowledged (exit 0) is there with all its times.
     @Test func killedDonorsNeverDamageTheStore() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// The project's own suites with floors: the build fails when accuracy drops below them.
 /// Floors sit a little under the figures in BENCHMARKS.md, so they catch regressions, not noise.
-@Suite(.timeLimit(.minutes(20))) struct SuiteFloorTests {
+@Suite(.timeLimit(.minutes(40))) struct SuiteFloorTests {
     struct Rates {
         var acceptance: Double
         var falseAcceptance: Double

@@ -3,7 +3,7 @@ import HeedTestSupport
 import Testing
 
 /// `heed test` on the project's suites, sweeps, reports, broken entries, and `heed test new`.
-@Suite(.timeLimit(.minutes(20))) struct TestCommandTests {
+@Suite(.timeLimit(.minutes(40))) struct TestCommandTests {
     static let schema = Fixtures.root.appendingPathComponent("Tests/HeedCLITests/Resources/junit.xsd")
 
     @Test func coffeeSuiteReportsRatesFailuresAndConfusion() throws {

@@ -2,9 +2,10 @@ import Foundation
 
 /// Runs the built `heed` executable (it sits beside the test bundle in the build directory).
 ///
-/// The suites that use it have a 20-minute time limit, to catch a hang, not to time anything:
+/// The suites that use it have a 40-minute time limit, to catch a hang, not to time anything:
 /// a test's clock starts before it gets a thread, and the suite floors keep both cores busy for
-/// minutes. With 5 minutes, a clean clone's 6-minute run failed 31 tests that were only waiting.
+/// minutes. With 5 minutes, a clean clone's 6-minute run failed 31 tests that were only waiting;
+/// with 20, a clean clone's run on a busy machine (27 minutes of tests) failed 54.
 public enum CLI {
     public struct Result: Sendable {
         public var status: Int32
