@@ -253,14 +253,15 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
     ptm_mgau_t *s = heed_installed_scorer(decoder);
     if (s == NULL || trained == NULL || settings == NULL)
         return 0;
-    heed_ptm_set_means(decoder, trained);
     gauden_t *g = s->g;
     cepstral_transform_t t;
     int frames = 0;
     // Cepstra, deltas and double deltas of the same length: PocketSphinx's 1s_c_d_dd features.
     double *log_mel = spectrogram(decoder, &t, samples, count, 10, &frames);
-    if (log_mel == NULL)
+    if (log_mel == NULL) {
+        heed_ptm_set_means(decoder, trained);
         return 0;
+    }
     int shaped = g->n_feat == 3;
     for (int stream = 0; stream < g->n_feat; ++stream)
         shaped = shaped && g->featlen[stream] == t.cepstra;
@@ -278,6 +279,9 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
             adapted = 1;
         }
     }
+    // adapt_means writes every mean from `trained`; only a model left as it was needs them copied.
+    if (!adapted)
+        heed_ptm_set_means(decoder, trained);
     free(levels);
     free(log_mel);
     return adapted;
