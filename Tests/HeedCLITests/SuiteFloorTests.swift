@@ -1,5 +1,6 @@
 import Foundation
 import HeedTestSupport
+import Synchronization
 import Testing
 
 /// The project's own suites with floors: the build fails when accuracy drops below them.
@@ -10,8 +11,16 @@ import Testing
         var falseAcceptance: Double
     }
 
-    /// Runs `heed test` and returns each condition's rates by name.
-    func run(_ arguments: [String]) throws -> [String: Rates] {
+    /// Runs `heed test` and returns each condition's rates by name. Tests that compare against
+    /// the same run (the default pipeline on the same mixes) share one: the suite floors are the
+    /// longest part of `make test`, and a run decodes hundreds of files.
+    func run(_ arguments: [String]) async throws -> [String: Rates] {
+        try await Self.runs.rates(for: arguments) { try Self.decode(arguments) }
+    }
+
+    private static let runs = SharedRuns<[String: Rates]>()
+
+    private static func decode(_ arguments: [String]) throws -> [String: Rates] {
         let json = try Fixtures.temporaryDirectory().appendingPathComponent("report.json")
         let result = try CLI.run(["test"] + arguments + ["--json", json.path])
         #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
@@ -22,40 +31,40 @@ import Testing
         })
     }
 
-    @Test func builtinsInQuietAndNoise() throws {
-        let rates = try run(["Audio/builtins", "--noise", "Audio/noise/pink.wav", "--snr", "12"])
+    @Test func builtinsInQuietAndNoise() async throws {
+        let rates = try await run(["Audio/builtins", "--noise", "Audio/noise/pink.wav", "--snr", "12"])
         let clean = try #require(rates["clean"]), noisy = try #require(rates["pink @ 12 dB"])
         #expect(clean.acceptance >= 0.85 && clean.falseAcceptance <= 0.03, "\(clean)")
         // Single words suffer most in noise (BENCHMARKS.md: 34/60 at pink 12 dB, 0/36 false).
         #expect(noisy.acceptance >= 0.52 && noisy.falseAcceptance <= 0.03, "\(noisy)")
     }
 
-    @Test func coffeeContext() throws {
-        let clean = try #require(try run(["Audio/coffee"])["clean"])
+    @Test func coffeeContext() async throws {
+        let clean = try #require(try await run(["Audio/coffee"])["clean"])
         #expect(clean.acceptance >= 0.85 && clean.falseAcceptance <= 0.17, "\(clean)")
     }
 
     /// Many expressions, multi-word slot values, near misses that share the context's words
     /// (BENCHMARKS.md: 96/96, 0/28 false; 2/28 without utterance verification).
-    @Test func homeContext() throws {
-        let clean = try #require(try run(["Audio/home"])["clean"])
+    @Test func homeContext() async throws {
+        let clean = try #require(try await run(["Audio/home"])["clean"])
         #expect(clean.acceptance >= 0.95 && clean.falseAcceptance <= 0.04, "\(clean)")
     }
 
     /// Intents that share their words ("start the lathe", "stop the lathe", "start recording")
     /// in five voices, three of them British, at two speeds, and near misses (BENCHMARKS.md,
     /// "Accents": 225/240, 2/40 false).
-    @Test func workshopContext() throws {
-        let clean = try #require(try run(["Audio/workshop"])["clean"])
+    @Test func workshopContext() async throws {
+        let clean = try #require(try await run(["Audio/workshop"])["clean"])
         #expect(clean.acceptance >= 0.9 && clean.falseAcceptance <= 0.075, "\(clean)")
     }
 
     /// Non-rhotic English says "start" without its r, which the General American dictionary
     /// makes sound like "stop"; the variants hear it (BENCHMARKS.md, "Accents": Audio/workshop
     /// 215/240 -> 225/240 commands, false acceptance 2/40 either way).
-    @Test func nonRhoticVariantsHearBritishVoices() throws {
-        let american = try #require(try run(["Audio/workshop", "--accent-variants", "0"])["clean"])
-        let both = try #require(try run(["Audio/workshop"])["clean"])
+    @Test func nonRhoticVariantsHearBritishVoices() async throws {
+        let american = try #require(try await run(["Audio/workshop", "--accent-variants", "0"])["clean"])
+        let both = try #require(try await run(["Audio/workshop"])["clean"])
         #expect(both.acceptance >= american.acceptance + 6.0 / 240, "with variants \(both), without \(american)")
         #expect(both.falseAcceptance <= american.falseAcceptance + 1.0 / 40, "with variants \(both), without \(american)")
     }
@@ -65,10 +74,10 @@ import Testing
     /// part-way into garbage (BENCHMARKS.md, "Garbage inside the phrase": Audio/workshop in brown
     /// noise at 12 dB, 230/240 commands and 6/40 false without, 230/240 and 2/40 with it). Off by
     /// default for its CPU cost, so the test turns it on.
-    @Test func nearMissesInNoiseCanLeaveThePhrase() throws {
+    @Test func nearMissesInNoiseCanLeaveThePhrase() async throws {
         let arguments = ["Audio/workshop", "--noise", "Audio/noise/brown.wav", "--snr", "12", "--no-clean"]
-        let whole = try #require(try run(arguments)["brown @ 12 dB"])
-        let partial = try #require(try run(arguments + ["--noisy-garbage-inside", "1e-3"])["brown @ 12 dB"])
+        let whole = try #require(try await run(arguments)["brown @ 12 dB"])
+        let partial = try #require(try await run(arguments + ["--noisy-garbage-inside", "1e-3"])["brown @ 12 dB"])
         #expect(partial.falseAcceptance <= whole.falseAcceptance - 3.0 / 40, "part-way \(partial), whole phrases \(whole)")
         #expect(partial.acceptance >= whole.acceptance - 2.0 / 240, "part-way \(partial), whole phrases \(whole)")
     }
@@ -86,20 +95,20 @@ import Testing
 
     /// The front end earns its place: in loud steady noise it accepts more commands and takes
     /// far fewer non-commands for commands than plain decoding, on the same mixes.
-    @Test func frontEndBeatsPlainDecodingInNoise() throws {
+    @Test func frontEndBeatsPlainDecodingInNoise() async throws {
         let arguments = ["Audio/builtins", "Audio/coffee", "--noise", "Audio/noise/pink.wav", "--snr", "6", "--no-clean"]
-        let plain = try #require(try run(arguments + ["--no-front-end"])["pink @ 6 dB"])
-        let heed = try #require(try run(arguments)["pink @ 6 dB"])
+        let plain = try #require(try await run(arguments + ["--no-front-end"])["pink @ 6 dB"])
+        let heed = try #require(try await run(arguments)["pink @ 6 dB"])
         #expect(heed.acceptance > plain.acceptance, "front end \(heed), plain \(plain)")
         #expect(heed.falseAcceptance < plain.falseAcceptance / 2, "front end \(heed), plain \(plain)")
     }
 
     /// WebRTC's suppressor, chosen over speexdsp's by measurement, keeps its lead in broadband
     /// noise (BENCHMARKS.md: builtins and coffee in pink at 6 dB, 33/90 -> 55/90 commands, 6/42 -> 3/42 false).
-    @Test func webRTCSuppressorBeatsSpeexInBroadbandNoise() throws {
+    @Test func webRTCSuppressorBeatsSpeexInBroadbandNoise() async throws {
         let arguments = ["Audio/builtins", "Audio/coffee", "--noise", "Audio/noise/pink.wav", "--snr", "6", "--no-clean"]
-        let speex = try #require(try run(arguments + ["--noise-suppressor", "speex"])["pink @ 6 dB"])
-        let webRTC = try #require(try run(arguments)["pink @ 6 dB"])
+        let speex = try #require(try await run(arguments + ["--noise-suppressor", "speex"])["pink @ 6 dB"])
+        let webRTC = try #require(try await run(arguments)["pink @ 6 dB"])
         #expect(webRTC.acceptance >= speex.acceptance + 0.15, "webrtc \(webRTC), speex \(speex)")
         #expect(webRTC.falseAcceptance <= speex.falseAcceptance, "webrtc \(webRTC), speex \(speex)")
     }
@@ -107,10 +116,10 @@ import Testing
     /// Adapting the acoustic model to steady noise (BENCHMARKS.md, "Adapting the model to the
     /// noise": builtins and coffee in pink noise at 6 dB, 49/90 commands and 5/42 false
     /// acceptances without, 58/90 and 0/42 with).
-    @Test func noiseAdaptationHearsCommandsThroughPinkNoise() throws {
+    @Test func noiseAdaptationHearsCommandsThroughPinkNoise() async throws {
         let arguments = ["Audio/builtins", "Audio/coffee", "--noise", "Audio/noise/pink.wav", "--snr", "6", "--no-clean"]
-        let trained = try #require(try run(arguments + ["--noise-adaptation", "off"])["pink @ 6 dB"])
-        let adapted = try #require(try run(arguments)["pink @ 6 dB"])
+        let trained = try #require(try await run(arguments + ["--noise-adaptation", "off"])["pink @ 6 dB"])
+        let adapted = try #require(try await run(arguments)["pink @ 6 dB"])
         #expect(adapted.acceptance >= trained.acceptance + 6.0 / 90, "adapted \(adapted), trained \(trained)")
         #expect(adapted.falseAcceptance <= trained.falseAcceptance, "adapted \(adapted), trained \(trained)")
     }
@@ -119,10 +128,10 @@ import Testing
     /// (BENCHMARKS.md, "A masking floor": builtins and coffee in hum at 6 dB, 48/90 -> 68/90
     /// commands, 1/42 -> 0/42 false; since the open-vowel accent variants, which also help the
     /// unmasked decode, 57/90 -> 69/90 and 3/42 -> 0/42).
-    @Test func maskingFloorHearsCommandsThroughHum() throws {
+    @Test func maskingFloorHearsCommandsThroughHum() async throws {
         let arguments = ["Audio/builtins", "Audio/coffee", "--noise", "Audio/noise/hum.wav", "--snr", "6", "--no-clean"]
-        let unmasked = try #require(try run(arguments + ["--masking-noise", "0"])["hum @ 6 dB"])
-        let masked = try #require(try run(arguments)["hum @ 6 dB"])
+        let unmasked = try #require(try await run(arguments + ["--masking-noise", "0"])["hum @ 6 dB"])
+        let masked = try #require(try await run(arguments)["hum @ 6 dB"])
         #expect(masked.acceptance >= unmasked.acceptance + 0.1, "masked \(masked), unmasked \(unmasked)")
         #expect(masked.falseAcceptance <= unmasked.falseAcceptance + 0.03, "masked \(masked), unmasked \(unmasked)")
     }
@@ -131,10 +140,10 @@ import Testing
     /// than the voices behind them (BENCHMARKS.md, "Commands over background talk": 12/60 -> 27/60
     /// with WebRTC's suppressor and the masking floor, 1/60 -> 22/60 with speexdsp's; 11/60 -> 26/60
     /// in "Commands over background talk, again").
-    @Test func commandsOverBackgroundTalk() throws {
+    @Test func commandsOverBackgroundTalk() async throws {
         let arguments = ["Audio/builtins", "--noise", "Audio/noise/babble.wav", "--snr", "10", "--no-clean"]
-        let plain = try #require(try run(arguments + ["--foreground-word-margin", "0"])["babble @ 10 dB"])
-        let heed = try #require(try run(arguments)["babble @ 10 dB"])
+        let plain = try #require(try await run(arguments + ["--foreground-word-margin", "0"])["babble @ 10 dB"])
+        let heed = try #require(try await run(arguments)["babble @ 10 dB"])
         #expect(heed.acceptance >= plain.acceptance + 0.2, "loud words \(heed), without \(plain)")
         // The loud-words pass itself adds at most one false acceptance of 36. WebRTC's suppressor
         // alone took 4/36 for commands here; the masking floor brought that back to 0/36.
@@ -147,8 +156,8 @@ import Testing
     /// it is quieter than, and a search that reaches no final state still shows what it heard
     /// (BENCHMARKS.md, "Commands over background talk, again": Audio/home in babble at 10 dB,
     /// 25/96 with 0/28 false; the loud-words rule before it took 16/96 of the same decodes).
-    @Test func contextCommandsOverBackgroundTalk() throws {
-        let babble = try #require(try run(["Audio/home", "--noise", "Audio/noise/babble.wav", "--snr", "10", "--no-clean"])["babble @ 10 dB"])
+    @Test func contextCommandsOverBackgroundTalk() async throws {
+        let babble = try #require(try await run(["Audio/home", "--noise", "Audio/noise/babble.wav", "--snr", "10", "--no-clean"])["babble @ 10 dB"])
         #expect(babble.acceptance >= 23.0 / 96, "\(babble)")
         #expect(babble.falseAcceptance <= 1.0 / 28, "\(babble)")
     }
@@ -156,17 +165,32 @@ import Testing
     /// A burst of clatter after a non-command was decoded as "done"; it has no voiced sound, and
     /// every command has a vowel (BENCHMARKS.md, "Voicing": built-ins in clatter at 12 dB, false
     /// acceptance 8/36 -> 2/36, no command lost).
-    @Test func clatterWithoutAVoiceIsNoCommand() throws {
+    @Test func clatterWithoutAVoiceIsNoCommand() async throws {
         let arguments = ["Audio/builtins", "--noise", "Audio/noise/clatter.wav", "--snr", "12", "--no-clean"]
-        let unchecked = try #require(try run(arguments + ["--min-voiced", "0"])["clatter @ 12 dB"])
-        let checked = try #require(try run(arguments)["clatter @ 12 dB"])
+        let unchecked = try #require(try await run(arguments + ["--min-voiced", "0"])["clatter @ 12 dB"])
+        let checked = try #require(try await run(arguments)["clatter @ 12 dB"])
         #expect(checked.falseAcceptance <= unchecked.falseAcceptance - 4.0 / 36, "checked \(checked), unchecked \(unchecked)")
         #expect(checked.acceptance >= unchecked.acceptance, "checked \(checked), unchecked \(unchecked)")
     }
 
     @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
-    func realHumanSpeechIsNeverACommand() throws {
-        let speech = try #require(try run(["Audio/speech", "--noise", "Audio/noise/babble.wav", "--snr", "12"])["babble @ 12 dB"])
+    func realHumanSpeechIsNeverACommand() async throws {
+        let speech = try #require(try await run(["Audio/speech", "--noise", "Audio/noise/babble.wav", "--snr", "12"])["babble @ 12 dB"])
         #expect(speech.falseAcceptance == 0)
+    }
+}
+
+/// One result per key, computed once however many tests ask for it at the same time.
+final class SharedRuns<Value: Sendable>: Sendable {
+    private let tasks = Mutex<[[String]: Task<Value, any Error>]>([:])
+
+    func rates(for key: [String], compute: @escaping @Sendable () throws -> Value) async throws -> Value {
+        let task = tasks.withLock { tasks in
+            if let running = tasks[key] { return running }
+            let started = Task { try compute() }
+            tasks[key] = started
+            return started
+        }
+        return try await task.value
     }
 }
