@@ -160,7 +160,8 @@ public final class Decoder {
             guard addWord(entry.word, phones: entry.phones.joined(separator: " ")) else {
                 let unknown = entry.phones.first { addWordProbe(phone: $0) == false } ?? entry.phones.joined(separator: " ")
                 throw RecognitionError(kind: .dictionary, function: "ps_add_word",
-                                       message: "\(url.path):\(entry.line): '\(entry.word)' uses a phone the acoustic model does not have: '\(unknown)' (phones are upper case, like \(unknown.uppercased()))")
+                                       message: "\(url.path):\(entry.line): '\(entry.word)' uses a phone the acoustic model does not have: '\(unknown)'"
+                                           + (unknown == unknown.uppercased() ? "" : " (phones are upper case, like \(unknown.uppercased()))"))
             }
         }
     }

@@ -76,6 +76,9 @@ struct RunSuites: ParsableCommand {
     @Option(help: ArgumentHelp("Draw acceptance and false acceptance per condition as SVG.", valueName: "FILE.svg"))
     var plot: String?
 
+    @Option(name: .customLong("dict"), help: ArgumentHelp("Extra pronunciations in CMUdict format for every suite (repeatable): a word the dictionary has gets them as alternates, to try a pronunciation against recordings.", valueName: "FILE.dict"))
+    var dictionaries: [String] = []
+
     @OptionGroup var tuning: TuningOptions
     @OptionGroup var appOptions: AppOptions
 
@@ -115,7 +118,9 @@ struct RunSuites: ParsableCommand {
             let loaded = try suites.map { (path) throws(HeedError) in try TestSuite(directory: URL(fileURLWithPath: path)) }
             var noises: [String: [Float]] = [:]
             for path in noise { noises[Self.noiseName(path)] = try SuiteRunner.loadNoise(URL(fileURLWithPath: path)) }
-            var runner = SuiteRunner(suites: loaded, conditions: conditions, noises: noises, options: tuning.options(),
+            var options = tuning.options()
+            options.decoder.extraDictionaries += dictionaries.map { URL(fileURLWithPath: $0) }
+            var runner = SuiteRunner(suites: loaded, conditions: conditions, noises: noises, options: options,
                                      jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
             runner.keepAudio = keepAudio.map { URL(fileURLWithPath: $0) }
             let bar = Terminal.stderrIsTerminal ? ProgressBar() : nil

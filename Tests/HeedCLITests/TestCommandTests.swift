@@ -114,6 +114,31 @@ import Testing
         #expect(result.stdout.contains("accepted 2/2 (100.0 %), false acceptance 0/0, false rejection 0/2 (0.0 %), wrong 0/2 (0.0 %), 3 entries with errors"))
     }
 
+    /// `--dict` tries a pronunciation against recordings without a rebuild: with the accent
+    /// variants off, a British "done" is heard as "start" until "done" is also D AA N.
+    @Test func extraPronunciationsApplyToEverySuite() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let suite = dir.appendingPathComponent("done")
+        try FileManager.default.createDirectory(at: suite, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Fixtures.root.appendingPathComponent("Audio/builtins/done-en-175.wav"),
+                                         to: suite.appendingPathComponent("done-en-175.wav"))
+        try "files:\n  done-en-175.wav: {intent: done}\n".write(to: suite.appendingPathComponent("suite.yml"), atomically: true, encoding: .utf8)
+        let dictionary = dir.appendingPathComponent("open-done.dict")
+        try "done  D AA N\n".write(to: dictionary, atomically: true, encoding: .utf8)
+
+        let american = try CLI.run(["test", suite.path, "--accent-variants", "0"])
+        #expect(american.status == 1 && american.stdout.contains("expected done, got start"), "\(american.stdout)")
+        let open = try CLI.run(["test", suite.path, "--accent-variants", "0", "--dict", dictionary.path])
+        #expect(open.status == 0 && open.stdout.contains("accepted 1/1"), "\(open.stdout)\(open.stderr)")
+
+        let missing = try CLI.run(["test", suite.path, "--dict", dir.appendingPathComponent("none.dict").path])
+        #expect(missing.status == 78 && missing.stderr.contains("cannot read pronunciations from"), "\(missing.stderr)")
+        try "done  D QQ N\n".write(to: dictionary, atomically: true, encoding: .utf8)
+        let unknownPhone = try CLI.run(["test", suite.path, "--dict", dictionary.path])
+        #expect(unknownPhone.status == 78 && unknownPhone.stderr.contains("open-done.dict:1: 'done' uses a phone the acoustic model does not have: 'QQ'"),
+                "\(unknownPhone.stderr)")
+    }
+
     @Test func aSuiteWithoutManifestCannotBeOpened() throws {
         let result = try CLI.run(["test", try Fixtures.temporaryDirectory().path])
         #expect(result.status == 66)
