@@ -15,7 +15,7 @@ import Testing
     /// the same run (the default pipeline on the same mixes) share one: the suite floors are the
     /// longest part of `make test`, and a run decodes hundreds of files.
     func run(_ arguments: [String]) async throws -> [String: Rates] {
-        try await Self.runs.rates(for: arguments) { try Self.decode(arguments) }
+        try await Self.runs.value(for: arguments) { try Self.decode(arguments) }
     }
 
     private static let runs = SharedRuns<[String: Rates]>()
@@ -184,7 +184,7 @@ import Testing
 final class SharedRuns<Value: Sendable>: Sendable {
     private let tasks = Mutex<[[String]: Task<Value, any Error>]>([:])
 
-    func rates(for key: [String], compute: @escaping @Sendable () throws -> Value) async throws -> Value {
+    func value(for key: [String], compute: @escaping @Sendable () throws -> Value) async throws -> Value {
         let task = tasks.withLock { tasks in
             if let running = tasks[key] { return running }
             let started = Task { try compute() }
