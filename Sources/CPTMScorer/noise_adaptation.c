@@ -1,4 +1,4 @@
-// Adapting the acoustic model's Gaussian means to the steady noise an utterance was heard in.
+// Adapting the acoustic model's Gaussians to the steady noise an utterance was heard in.
 //
 // The en-us model was trained on clean speech. Through noise, a frame's spectrum is speech plus
 // noise, and the quiet parts of words (the s of "stop", a final t) sink under it. The front end
@@ -16,10 +16,13 @@
 //   delta is a difference of cepstra, so noise scales it, band by band, by the share of the
 //   band's energy that is speech; the delta streams take the average share over the codebook's
 //   cepstral Gaussians.
-// Only means change; variances and mixture weights stay as trained.
+// The variances widen where the noise dominates (`uncertainty`): what the suppressor leaves of the
+// noise is not steady and the speech under it is not known, and the moved means alone are too
+// sure of it (pink at 6 dB: 297 -> 314 of 426 commands). Mixture weights stay as trained.
 //
-// The means are rewritten in place, from a copy the caller keeps (heed_ptm_copy_means), so every
-// adaptation starts from the trained model and heed_ptm_set_means restores it exactly.
+// Means, variances and normalizing terms are rewritten in place, from a copy the caller keeps
+// (heed_ptm_copy_parameters), so every adaptation starts from the trained model and
+// heed_ptm_set_parameters restores it exactly.
 
 #include "CPTMScorer.h"
 #include "ptm_internal.h"
@@ -128,44 +131,51 @@ static void frame_levels(double const *log_mel, int frames, int filters, double 
     }
 }
 
-// MARK: The means
+// MARK: The trained parameters
 
-static long mean_count(gauden_t const *g) {
+// The adaptable parameters, in the order copies hold them: every codebook's streams' means, then
+// their variances (both interleaved, as the scorer stores them), then their normalizing terms.
+static long means_size(gauden_t const *g) {
     long count = 0;
     for (int stream = 0; stream < g->n_feat; ++stream)
         count += (long)g->n_mgau * g->n_density * g->featlen[stream];
     return count;
 }
 
-long heed_ptm_mean_count(struct ps_decoder_s *decoder) {
+static long parameter_count(gauden_t const *g) {
+    return 2 * means_size(g) + (long)g->n_mgau * g->n_feat * g->n_density;
+}
+
+long heed_ptm_parameter_count(struct ps_decoder_s *decoder) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
-    return s == NULL ? 0 : mean_count(s->g);
+    return s == NULL ? 0 : parameter_count(s->g);
 }
 
-// Copies every codebook's streams, in order, between the model and `copy`.
-static void copy_means(gauden_t *g, float *copy, int into_model) {
-    for (int cb = 0; cb < g->n_mgau; ++cb)
-        for (int stream = 0; stream < g->n_feat; ++stream) {
-            size_t size = (size_t)g->n_density * g->featlen[stream];
-            mfcc_t *block = g->mean[cb][stream][0];
-            if (into_model)
-                memcpy(block, copy, size * sizeof(float));
-            else
-                memcpy(copy, block, size * sizeof(float));
-            copy += size;
-        }
+// Copies every codebook's streams' means, variances and normalizing terms between the model and `copy`.
+static void copy_parameters(gauden_t *g, float *copy, int into_model) {
+    for (int kind = 0; kind < 3; ++kind)
+        for (int cb = 0; cb < g->n_mgau; ++cb)
+            for (int stream = 0; stream < g->n_feat; ++stream) {
+                size_t size = kind == 2 ? (size_t)g->n_density : (size_t)g->n_density * g->featlen[stream];
+                mfcc_t *block = kind == 0 ? g->mean[cb][stream][0] : kind == 1 ? g->var[cb][stream][0] : g->det[cb][stream];
+                if (into_model)
+                    memcpy(block, copy, size * sizeof(float));
+                else
+                    memcpy(copy, block, size * sizeof(float));
+                copy += size;
+            }
 }
 
-void heed_ptm_copy_means(struct ps_decoder_s *decoder, float *out) {
+void heed_ptm_copy_parameters(struct ps_decoder_s *decoder, float *out) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
     if (s != NULL && out != NULL)
-        copy_means(s->g, out, 0);
+        copy_parameters(s->g, out, 0);
 }
 
-void heed_ptm_set_means(struct ps_decoder_s *decoder, float const *means) {
+void heed_ptm_set_parameters(struct ps_decoder_s *decoder, float const *parameters) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
-    if (s != NULL && means != NULL)
-        copy_means(s->g, (float *)means, 1);
+    if (s != NULL && parameters != NULL)
+        copy_parameters(s->g, (float *)parameters, 1);
 }
 
 // MARK: Adaptation
@@ -212,19 +222,34 @@ static int estimate_noise(double const *log_mel, int frames, int filters,
     return 1;
 }
 
-static void adapt_means(ptm_mgau_t *s, cepstral_transform_t const *t, noise_estimate_t const *estimate,
-                        float const *trained) {
+// How much a frame's log mel spectrum can stray from the model's mean in a band that noise
+// dominates, on top of the trained variance: what the suppressor leaves of the noise is not
+// steady, and the speech under it is not known. The delta streams are differences of frames, so
+// their uncertainty is that of two (deltas) or four (double deltas) frames.
+static double const stream_uncertainty_factor[3] = {1, 2, 4};
+
+static void adapt_gaussians(ptm_mgau_t *s, cepstral_transform_t const *t, noise_estimate_t const *estimate,
+                        float const *trained, double uncertainty) {
     gauden_t *g = s->g;
     int filters = t->filters;
-    long at = 0;
+    long variances_at = means_size(g), dets_at = 2 * means_size(g);
+    // The stored variance term is 1 / (2 sigma^2) in the decoder's log base; the normalizing
+    // term is a sum of log(1 / sqrt(2 pi sigma^2)) in that base.
+    double ln_base = log(logmath_get_base(g->lmath));
+    long at = 0, det_at = 0;
     for (int cb = 0; cb < g->n_mgau; ++cb) {
         double speech_share[MAX_FILTERS] = {0};
         for (int stream = 0; stream < g->n_feat; ++stream) {
             int featlen = g->featlen[stream];
             float const *source = trained + at;
+            float const *source_var = trained + variances_at + at;
+            float const *source_det = trained + dets_at + det_at;
             mfcc_t *target = g->mean[cb][stream][0];
+            mfcc_t *target_var = g->var[cb][stream][0];
+            mfcc_t *target_det = g->det[cb][stream];
+            double factor = stream_uncertainty_factor[stream < 3 ? stream : 2] * uncertainty * uncertainty;
             for (int cw = 0; cw < g->n_density; ++cw) {
-                double mean[MAX_CEPSTRA], log_mel[MAX_FILTERS], adapted[MAX_CEPSTRA];
+                double mean[MAX_CEPSTRA], log_mel[MAX_FILTERS], adapted[MAX_CEPSTRA], noise_share[MAX_FILTERS];
                 for (int dim = 0; dim < featlen; ++dim)
                     mean[dim] = source[interleaved_index(cw, dim, featlen)];
                 cepstrum_to_log_mel(t, mean, log_mel);
@@ -233,17 +258,38 @@ static void adapt_means(ptm_mgau_t *s, cepstral_transform_t const *t, noise_esti
                         double clean = log_mel[j] + estimate->clean_mean[j], noise = estimate->noise[j];
                         double top = clean > noise ? clean : noise;
                         double noisy = top + log(exp(clean - top) + exp(noise - top));
-                        speech_share[j] += exp(clean - noisy) / g->n_density;
+                        double share = exp(clean - noisy);
+                        speech_share[j] += share / g->n_density;
+                        noise_share[j] = 1 - share;
                         log_mel[j] = noisy - estimate->noisy_mean[j];
                     } else {
                         log_mel[j] *= speech_share[j];
+                        noise_share[j] = 1 - speech_share[j];
                     }
                 }
                 log_mel_to_cepstrum(t, log_mel, adapted);
-                for (int dim = 0; dim < featlen; ++dim)
-                    target[interleaved_index(cw, dim, featlen)] = (mfcc_t)adapted[dim];
+                double det = source_det[cw];
+                for (int dim = 0; dim < featlen; ++dim) {
+                    size_t index = interleaved_index(cw, dim, featlen);
+                    target[index] = (mfcc_t)adapted[dim];
+                    double added = 0;
+                    if (factor > 0) {
+                        for (int j = 0; j < filters; ++j) {
+                            double weight = t->cosine[dim][j] * t->lifter[dim] * noise_share[j];
+                            added += weight * weight;
+                        }
+                        added *= factor;
+                    }
+                    double stored = source_var[index];
+                    // sigma'^2 / sigma^2, with sigma^2 = 1 / (2 stored ln_base).
+                    double ratio = 1 + added * 2 * stored * ln_base;
+                    target_var[index] = (mfcc_t)(stored / ratio);
+                    det -= 0.5 * log(ratio) / ln_base;
+                }
+                target_det[cw] = (mfcc_t)det;
             }
             at += (long)g->n_density * featlen;
+            det_at += g->n_density;
         }
     }
 }
@@ -259,7 +305,7 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
     // Cepstra, deltas and double deltas of the same length: PocketSphinx's 1s_c_d_dd features.
     double *log_mel = spectrogram(decoder, &t, samples, count, 10, &frames);
     if (log_mel == NULL) {
-        heed_ptm_set_means(decoder, trained);
+        heed_ptm_set_parameters(decoder, trained);
         return 0;
     }
     int shaped = g->n_feat == 3;
@@ -275,13 +321,13 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
         // Speech far above the noise gains nothing here and loses a little (BENCHMARKS.md).
         if (range <= decibels_to_log(settings->max_speech_range_db) &&
             estimate_noise(log_mel, frames, t.filters, settings, &estimate)) {
-            adapt_means(s, &t, &estimate, trained);
+            adapt_gaussians(s, &t, &estimate, trained, settings->uncertainty);
             adapted = 1;
         }
     }
-    // adapt_means writes every mean from `trained`; only a model left as it was needs them copied.
+    // adapt_gaussians writes every parameter from `trained`; only a model left as it was needs them copied.
     if (!adapted)
-        heed_ptm_set_means(decoder, trained);
+        heed_ptm_set_parameters(decoder, trained);
     free(levels);
     free(log_mel);
     return adapted;

@@ -343,9 +343,9 @@ public final class Decoder {
 
     // MARK: Noise adaptation
 
-    /// The trained Gaussian means, copied before the first adaptation so every later one starts
-    /// from them and `restoreAcousticModel` can put them back exactly.
-    private var trainedMeans: [Float]?
+    /// The trained Gaussians (means, variances and normalizing terms), copied before the first
+    /// adaptation so every later one starts from them and `restoreAcousticModel` can put them back exactly.
+    private var trainedGaussians: [Float]?
     /// Whether the model's means are adapted to some audio's noise now.
     public private(set) var isAdaptedToNoise = false
 
@@ -354,21 +354,21 @@ public final class Decoder {
     /// short, speech far above the noise) or the model is not one Heed's scorer handles.
     @discardableResult
     public func adaptAcousticModel(toNoiseIn samples: ArraySlice<Int16>, _ settings: NoiseAdaptation) -> Bool {
-        guard usesInterleavedGaussians, let trained = trainedMeansCopy() else { return false }
+        guard usesInterleavedGaussians, let trained = trainedGaussiansCopy() else { return false }
         var cSettings = settings.cSettings
-        let adapted = trained.withUnsafeBufferPointer { means in
+        let adapted = trained.withUnsafeBufferPointer { gaussians in
             samples.withUnsafeBufferPointer { audio in
-                heed_ptm_adapt_to_noise(decoder, means.baseAddress, audio.baseAddress, audio.count, &cSettings)
+                heed_ptm_adapt_to_noise(decoder, gaussians.baseAddress, audio.baseAddress, audio.count, &cSettings)
             }
         }
         isAdaptedToNoise = adapted == 1
         return isAdaptedToNoise
     }
 
-    /// Puts the trained means back after `adaptAcousticModel`.
+    /// Puts the trained Gaussians back after `adaptAcousticModel`.
     public func restoreAcousticModel() {
-        guard isAdaptedToNoise, let trainedMeans else { return }
-        trainedMeans.withUnsafeBufferPointer { heed_ptm_set_means(decoder, $0.baseAddress) }
+        guard isAdaptedToNoise, let trainedGaussians else { return }
+        trainedGaussians.withUnsafeBufferPointer { heed_ptm_set_parameters(decoder, $0.baseAddress) }
         isAdaptedToNoise = false
     }
 
@@ -380,15 +380,15 @@ public final class Decoder {
         return variability < 0 ? nil : variability
     }
 
-    private func trainedMeansCopy() -> [Float]? {
-        if let trainedMeans { return trainedMeans }
-        let count = heed_ptm_mean_count(decoder)
+    private func trainedGaussiansCopy() -> [Float]? {
+        if let trainedGaussians { return trainedGaussians }
+        let count = heed_ptm_parameter_count(decoder)
         guard count > 0 else { return nil }
         let copy = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-            heed_ptm_copy_means(decoder, buffer.baseAddress)
+            heed_ptm_copy_parameters(decoder, buffer.baseAddress)
             initialized = count
         }
-        trainedMeans = copy
+        trainedGaussians = copy
         return copy
     }
 

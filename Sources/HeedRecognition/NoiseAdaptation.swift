@@ -1,6 +1,6 @@
 import CPTMScorer
 
-/// How the decoder adapts the acoustic model's means to the steady noise of an utterance
+/// How the decoder adapts the acoustic model's Gaussians to the steady noise of an utterance
 /// (`Decoder.adaptAcousticModel(toNoiseIn:_:)`; the method is in Sources/CPTMScorer/noise_adaptation.c).
 /// Chosen on Audio/* in pink noise (BENCHMARKS.md, "Adapting the model to the noise").
 public struct NoiseAdaptation: Sendable, Equatable {
@@ -19,11 +19,18 @@ public struct NoiseAdaptation: Sendable, Equatable {
     /// background talk changes too fast for one noise spectrum to stand for it, and adapting to
     /// it lost a third of the commands heard over babble.
     public var maxNoiseVariability = 0.56
+    /// How far (natural-log units, a standard deviation) a frame may stray from a Gaussian's mean
+    /// in the mel bands the noise dominates, added to the trained variances in proportion to the
+    /// noise's share of each band (0: variances as trained). What the suppressor leaves of the
+    /// noise is not steady, and the speech under it is not known: the adapted means alone are too
+    /// sure of it. Pink noise at 6 dB, all suites: 0.3 / 0.5 / 0.7 / 1.0 gave 312 / 314 / 313 /
+    /// 289 of 426 commands against 297 with 0 (BENCHMARKS.md, "Wider Gaussians in noise").
+    public var uncertainty = 0.5
 
     public init() {}
 
     var cSettings: heed_noise_adaptation_settings {
         heed_noise_adaptation_settings(noise_percentile: noisePercentile, noise_gain_db: noiseGainDB,
-                                       clean_floor_db: cleanFloorDB, max_speech_range_db: maxSpeechRangeDB)
+                                       clean_floor_db: cleanFloorDB, max_speech_range_db: maxSpeechRangeDB, uncertainty: uncertainty)
     }
 }

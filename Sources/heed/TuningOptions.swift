@@ -32,11 +32,17 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Adapt the acoustic model to the steady noise of each noisy utterance (default on; not to background talk, and only with the webrtc suppressor).", valueName: "on|off"))
     var noiseAdaptation: Switch?
 
-    @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame (default 12); 0 turns verification off.", valueName: "LOG-UNITS"))
+    @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame (default 12; sets the two below as well); 0 turns verification off.", valueName: "LOG-UNITS"))
     var verifyMargin: Double?
 
-    @Option(help: ArgumentHelp("The same for utterances heard through noise (default 20); 0 turns it off there.", valueName: "LOG-UNITS"))
+    @Option(help: ArgumentHelp("The same for utterances heard through noise (default 20; sets the one below as well); 0 turns it off there.", valueName: "LOG-UNITS"))
     var noisyVerifyMargin: Double?
+
+    @Option(help: ArgumentHelp("The same for noisy utterances decoded with the model adapted to their noise (default 15); 0 uses the noisy margin.", valueName: "LOG-UNITS"))
+    var adaptedVerifyMargin: Double?
+
+    @Option(help: ArgumentHelp("How far a frame may stray from the adapted model where noise dominates, in natural-log units (default 0.5); 0 adapts the means only.", valueName: "LOG-UNITS"))
+    var noiseUncertainty: Double?
 
     @Option(help: ArgumentHelp("In a noisy utterance, take a run of decoded words that forms a command as the command when every other word is this many dB below its loudest word and quieter than all of it (background talk; default 6); 0 turns it off.", valueName: "DB"))
     var foregroundWordMargin: Double?
@@ -78,6 +84,8 @@ struct TuningOptions: ParsableArguments {
         if let foregroundWordMargin, !(0...40).contains(foregroundWordMargin) { throw ValidationError("--foreground-word-margin must be between 0 (off) and 40 dB") }
         if let maskingNoise, !(0...90).contains(maskingNoise) { throw ValidationError("--masking-noise must be between 0 (off) and 90 dB") }
         if let accentVariants, !(0...1).contains(accentVariants) { throw ValidationError("--accent-variants must be between 0 (off) and 1") }
+        if let adaptedVerifyMargin, !(0...100).contains(adaptedVerifyMargin) { throw ValidationError("--adapted-verify-margin must be between 0 and 100") }
+        if let noiseUncertainty, !(0...5).contains(noiseUncertainty) { throw ValidationError("--noise-uncertainty must be between 0 and 5") }
         if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }
         for (name, value) in [("--max-active-hmms", maxActiveHmms), ("--noisy-max-active-hmms", noisyMaxActiveHmms)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 (no cap) or more") }
@@ -105,12 +113,18 @@ struct TuningOptions: ParsableArguments {
         if let verifyMargin {
             options.verificationMarginPerFrame = verifyMargin > 0 ? verifyMargin : nil
             options.noisyVerificationMarginPerFrame = options.verificationMarginPerFrame
+            options.adaptedVerificationMarginPerFrame = options.verificationMarginPerFrame
         }
-        if let noisyVerifyMargin { options.noisyVerificationMarginPerFrame = noisyVerifyMargin > 0 ? noisyVerifyMargin : nil }
+        if let noisyVerifyMargin {
+            options.noisyVerificationMarginPerFrame = noisyVerifyMargin > 0 ? noisyVerifyMargin : nil
+            options.adaptedVerificationMarginPerFrame = options.noisyVerificationMarginPerFrame
+        }
+        if let adaptedVerifyMargin { options.adaptedVerificationMarginPerFrame = adaptedVerifyMargin > 0 ? adaptedVerifyMargin : nil }
         if let noiseSuppression { noiseSuppressionSettings(noiseSuppression > 0 ? .speex(maxAttenuationDB: noiseSuppression) : nil, &options) }
         if let noiseSuppressor { noiseSuppressionSettings(noiseSuppressor.method, &options) }
         if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
         if let noiseAdaptation { options.noiseAdaptation = noiseAdaptation == .on ? NoiseAdaptation() : nil }
+        if let noiseUncertainty { options.noiseAdaptation?.uncertainty = noiseUncertainty }
         if let accentVariants { options.accentVariantProbability = accentVariants > 0 ? accentVariants : nil }
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }

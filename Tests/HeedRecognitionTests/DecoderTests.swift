@@ -177,7 +177,7 @@ import Testing
         return decoder
     }
 
-    /// Adapting rewrites the model's means for one utterance's noise; restoring gives back the
+    /// Adapting rewrites the model's Gaussians for one utterance's noise; restoring gives back the
     /// trained model exactly, so a clean utterance after a noisy one decodes as if none came before.
     @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
     func noiseAdaptationIsUndoneExactly() throws {
@@ -189,6 +189,11 @@ import Testing
         #expect(decoder.isAdaptedToNoise)
         let whileAdapted = try decode(decoder, clean)
         #expect(whileAdapted.score != trained.score, "adapting changed nothing")
+        // The variances widen too: adapting the means alone scores the same audio otherwise.
+        var meansOnly = NoiseAdaptation()
+        meansOnly.uncertainty = 0
+        #expect(decoder.adaptAcousticModel(toNoiseIn: try goForwardInPinkNoise()[...], meansOnly))
+        #expect(try decode(decoder, clean).score != whileAdapted.score, "the uncertainty widened nothing")
         decoder.restoreAcousticModel()
         #expect(!decoder.isAdaptedToNoise)
         #expect(Bool(try decode(decoder, clean) == trained))

@@ -1,5 +1,5 @@
 // A faster Gaussian evaluation for PocketSphinx's phonetically-tied mixture (PTM) models, the kind
-// Debian's en-us model is, and the adaptation of its means to noise. Swift calls only these
+// Debian's en-us model is, and the adaptation of its Gaussians to noise. Swift calls only these
 // functions; PocketSphinx's internals stay in ptm_internal.h, ptm_scorer.c and noise_adaptation.c.
 #ifndef HEED_PTM_SCORER_H
 #define HEED_PTM_SCORER_H
@@ -28,19 +28,23 @@ typedef struct {
     double clean_floor_db;
     /// Adapt only when the loudest tenth of frames is within this many dB of the quietest tenth.
     double max_speech_range_db;
+    /// How far (natural-log units) a frame may stray from a Gaussian's mean in the mel bands
+    /// noise dominates, added to the trained variances (0: variances stay as trained).
+    double uncertainty;
 } heed_noise_adaptation_settings;
 
-/// How many floats the model's Gaussian means take (0 when the scorer is not installed).
-long heed_ptm_mean_count(struct ps_decoder_s *decoder);
+/// How many floats the parameters noise adaptation changes take: the Gaussians' means, variances
+/// and normalizing terms (0 when the scorer is not installed).
+long heed_ptm_parameter_count(struct ps_decoder_s *decoder);
 
-/// Copies the model's Gaussian means into `out` (heed_ptm_mean_count floats).
-void heed_ptm_copy_means(struct ps_decoder_s *decoder, float *out);
+/// Copies those parameters into `out` (heed_ptm_parameter_count floats).
+void heed_ptm_copy_parameters(struct ps_decoder_s *decoder, float *out);
 
-/// Sets the model's Gaussian means from `means`, a copy made by heed_ptm_copy_means.
-void heed_ptm_set_means(struct ps_decoder_s *decoder, float const *means);
+/// Sets those parameters from `parameters`, a copy made by heed_ptm_copy_parameters.
+void heed_ptm_set_parameters(struct ps_decoder_s *decoder, float const *parameters);
 
-/// Sets the model's means to `trained` (a copy made by heed_ptm_copy_means) adapted to the noise
-/// in `samples`, the audio about to be decoded. Returns 1 when adapted; 0 when the means were left
+/// Sets the model's Gaussians to `trained` (a copy made by heed_ptm_copy_parameters) adapted to the noise
+/// in `samples`, the audio about to be decoded. Returns 1 when adapted; 0 when the model was left
 /// as `trained` (too little audio, speech far above the noise, or a model of another shape).
 int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, short const *samples,
                             long count, heed_noise_adaptation_settings const *settings);
