@@ -200,13 +200,18 @@ import Testing
     }
 
     /// Through pink noise at 6 dB (no suppressor here) the trained model loses the recording's
-    /// last words; adapted to the noise, it hears them all.
+    /// last words; with its means adapted to the noise, it hears them all. (The widened variances
+    /// are for the denoised audio the pipeline decodes: on this raw mix they lose "meters" again,
+    /// while `heed test` with the suppressor hears the recording whole in pink noise down to 6 dB
+    /// either way; BENCHMARKS.md, "Wider Gaussians in noise".)
     @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
     func theAdaptedModelHearsWhatTheTrainedOneLosesInNoise() throws {
         let decoder = try goForwardDecoder()
         let noisy = try goForwardInPinkNoise()
         let trained = try decode(decoder, noisy)
-        #expect(decoder.adaptAcousticModel(toNoiseIn: noisy[...], NoiseAdaptation()))
+        var meansOnly = NoiseAdaptation()
+        meansOnly.uncertainty = 0
+        #expect(decoder.adaptAcousticModel(toNoiseIn: noisy[...], meansOnly))
         let adapted = try decode(decoder, noisy)
         #expect(adapted.text == "go forward ten meters")
         #expect(trained.text != "go forward ten meters", "the trained model needs no help here: pick a harder mix")
