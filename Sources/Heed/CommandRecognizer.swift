@@ -109,10 +109,11 @@ public struct RecognizerOptions: Sendable {
     /// the contexts lost 93 of 1512 commands in noise to save 45 false acceptances; at 20, 22 for 30.
     public var noisyVerificationMarginPerFrame: Double? = 20
     /// The margin for decodes with the model adapted to the noise (`noiseAdaptation`), in place of
-    /// the noisy one (nil: that one). The adapted model's wider Gaussians fit real commands better
-    /// than near misses, so a tighter margin rejects more of these for few commands: pink noise at
-    /// 6 dB, all suites, 306 of 426 commands and 10 of 122 false acceptances at 15, against 314 and
-    /// 21 at 20 and 313 and 14 at 17 (BENCHMARKS.md, "Wider Gaussians in noise").
+    /// the noisy one (nil: that one). With the adapted model's wider Gaussians, a tighter margin
+    /// rejects more near misses for fewer commands than with the means alone: pink noise at 6 dB,
+    /// all suites, 306 of 426 commands and 10 of 122 false acceptances at 15, against 314 and 21 at
+    /// 20 and 313 and 14 at 17; the means alone gave 279 and 11 at 15 (BENCHMARKS.md, "Wider
+    /// Gaussians in noise").
     public var adaptedVerificationMarginPerFrame: Double? = 15
     /// A decoded command must hold at least this many seconds of voiced speech (nil: no check;
     /// see `Voicing`). Every command has a vowel; a burst of clatter decoded as "done" has none.
