@@ -228,6 +228,22 @@ static int estimate_noise(double const *log_mel, int frames, int filters,
 // their uncertainty is that of two (deltas) or four (double deltas) frames.
 static double const stream_uncertainty_factor[3] = {1, 2, 4};
 
+// The variance each cepstral dimension gains where `noise_share` (per mel band) dominates: the
+// squared uncertainty carried through the liftered DCT, times `factor`.
+static void added_variances(cepstral_transform_t const *t, double const *noise_share, double factor, double *added) {
+    for (int dim = 0; dim < t->cepstra; ++dim) {
+        double sum = 0;
+        if (factor > 0) {
+            for (int j = 0; j < t->filters; ++j) {
+                double weight = t->cosine[dim][j] * t->lifter[dim] * noise_share[j];
+                sum += weight * weight;
+            }
+            sum *= factor;
+        }
+        added[dim] = sum;
+    }
+}
+
 static void adapt_gaussians(ptm_mgau_t *s, cepstral_transform_t const *t, noise_estimate_t const *estimate,
                         float const *trained, double uncertainty) {
     gauden_t *g = s->g;
@@ -248,8 +264,17 @@ static void adapt_gaussians(ptm_mgau_t *s, cepstral_transform_t const *t, noise_
             mfcc_t *target_var = g->var[cb][stream][0];
             mfcc_t *target_det = g->det[cb][stream];
             double factor = stream_uncertainty_factor[stream < 3 ? stream : 2] * uncertainty * uncertainty;
+            // The delta streams take the codebook's average noise share: the same for all their Gaussians.
+            double delta_added[MAX_CEPSTRA];
+            if (stream > 0) {
+                double noise_share[MAX_FILTERS];
+                for (int j = 0; j < filters; ++j)
+                    noise_share[j] = 1 - speech_share[j];
+                added_variances(t, noise_share, factor, delta_added);
+            }
             for (int cw = 0; cw < g->n_density; ++cw) {
                 double mean[MAX_CEPSTRA], log_mel[MAX_FILTERS], adapted[MAX_CEPSTRA], noise_share[MAX_FILTERS];
+                double own_added[MAX_CEPSTRA];
                 for (int dim = 0; dim < featlen; ++dim)
                     mean[dim] = source[interleaved_index(cw, dim, featlen)];
                 cepstrum_to_log_mel(t, mean, log_mel);
@@ -264,25 +289,21 @@ static void adapt_gaussians(ptm_mgau_t *s, cepstral_transform_t const *t, noise_
                         log_mel[j] = noisy - estimate->noisy_mean[j];
                     } else {
                         log_mel[j] *= speech_share[j];
-                        noise_share[j] = 1 - speech_share[j];
                     }
                 }
                 log_mel_to_cepstrum(t, log_mel, adapted);
+                double const *added = delta_added;
+                if (stream == 0) {
+                    added_variances(t, noise_share, factor, own_added);
+                    added = own_added;
+                }
                 double det = source_det[cw];
                 for (int dim = 0; dim < featlen; ++dim) {
                     size_t index = interleaved_index(cw, dim, featlen);
                     target[index] = (mfcc_t)adapted[dim];
-                    double added = 0;
-                    if (factor > 0) {
-                        for (int j = 0; j < filters; ++j) {
-                            double weight = t->cosine[dim][j] * t->lifter[dim] * noise_share[j];
-                            added += weight * weight;
-                        }
-                        added *= factor;
-                    }
                     double stored = source_var[index];
                     // sigma'^2 / sigma^2, with sigma^2 = 1 / (2 stored ln_base).
-                    double ratio = 1 + added * 2 * stored * ln_base;
+                    double ratio = 1 + added[dim] * 2 * stored * ln_base;
                     target_var[index] = (mfcc_t)(stored / ratio);
                     det -= 0.5 * log(ratio) / ln_base;
                 }
