@@ -186,8 +186,9 @@ typedef struct {
     double noise[MAX_FILTERS], noisy_mean[MAX_FILTERS], clean_mean[MAX_FILTERS];
 } noise_estimate_t;
 
+// `lowered`: natural-log units taken off the noise estimate (the fade past the range gate).
 static int estimate_noise(double const *log_mel, int frames, int filters,
-                          heed_noise_adaptation_settings const *settings, noise_estimate_t *estimate) {
+                          heed_noise_adaptation_settings const *settings, double lowered, noise_estimate_t *estimate) {
     double *column = malloc(sizeof(double) * (size_t)frames);
     if (column == NULL)
         return 0;
@@ -202,7 +203,7 @@ static int estimate_noise(double const *log_mel, int frames, int filters,
         }
         estimate->noisy_mean[j] = sum / frames;
         qsort(column, (size_t)frames, sizeof(double), compare_doubles);
-        double noise = column[rank] + decibels_to_log(settings->noise_gain_db);
+        double noise = column[rank] + decibels_to_log(settings->noise_gain_db) - lowered;
         estimate->noise[j] = noise;
         double clean_sum = 0;
         for (int frame = 0; frame < frames; ++frame) {
@@ -339,9 +340,12 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
         frame_levels(log_mel, frames, t.filters, levels);
         qsort(levels, (size_t)frames, sizeof(double), compare_doubles);
         double range = levels[frames * 9 / 10] - levels[frames / 10];
-        // Speech far above the noise gains nothing here and loses a little (BENCHMARKS.md).
-        if (range <= decibels_to_log(settings->max_speech_range_db) &&
-            estimate_noise(log_mel, frames, t.filters, settings, &estimate)) {
+        // Speech far above the noise gains nothing here and loses a little (BENCHMARKS.md). Past
+        // the gate the adaptation fades out instead of stopping: over `range_fade_db` the noise
+        // is taken as lower by twice the excess, so the model moves less as the speech rises.
+        double excess = range - decibels_to_log(settings->max_speech_range_db);
+        if (excess <= decibels_to_log(settings->range_fade_db) &&
+            estimate_noise(log_mel, frames, t.filters, settings, excess > 0 ? 2 * excess : 0, &estimate)) {
             adapt_gaussians(s, &t, &estimate, trained, settings->uncertainty);
             adapted = 1;
         }

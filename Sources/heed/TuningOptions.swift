@@ -44,6 +44,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How far a frame may stray from the adapted model where noise dominates, in natural-log units (default 0.5); 0 adapts the means only.", valueName: "LOG-UNITS"))
     var noiseUncertainty: Double?
 
+    @Option(help: ArgumentHelp("Past the speech range where noise adaptation stops (17.4 dB between an utterance's loudest and quietest tenth), fade it out over this many dB more (default 6); 0 stops it at the range.", valueName: "DB"))
+    var adaptationFade: Double?
+
     @Option(help: ArgumentHelp("In a noisy utterance, take a run of decoded words that forms a command as the command when every other word is this many dB below its loudest word and quieter than all of it (background talk; default 6); 0 turns it off.", valueName: "DB"))
     var foregroundWordMargin: Double?
 
@@ -86,6 +89,7 @@ struct TuningOptions: ParsableArguments {
         if let accentVariants, !(0...1).contains(accentVariants) { throw ValidationError("--accent-variants must be between 0 (off) and 1") }
         if let adaptedVerifyMargin, !(0...100).contains(adaptedVerifyMargin) { throw ValidationError("--adapted-verify-margin must be between 0 and 100") }
         if let noiseUncertainty, !(0...5).contains(noiseUncertainty) { throw ValidationError("--noise-uncertainty must be between 0 and 5") }
+        if let adaptationFade, !(0...40).contains(adaptationFade) { throw ValidationError("--adaptation-fade must be between 0 (a hard gate) and 40 dB") }
         if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }
         for (name, value) in [("--max-active-hmms", maxActiveHmms), ("--noisy-max-active-hmms", noisyMaxActiveHmms)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 (no cap) or more") }
@@ -125,6 +129,7 @@ struct TuningOptions: ParsableArguments {
         if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
         if let noiseAdaptation { options.noiseAdaptation = noiseAdaptation == .on ? NoiseAdaptation() : nil }
         if let noiseUncertainty { options.noiseAdaptation?.uncertainty = noiseUncertainty }
+        if let adaptationFade { options.noiseAdaptation?.rangeFadeDB = adaptationFade }
         if let accentVariants { options.accentVariantProbability = accentVariants > 0 ? accentVariants : nil }
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }

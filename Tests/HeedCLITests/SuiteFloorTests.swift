@@ -136,6 +136,18 @@ import Testing
         #expect(wider.falseAcceptance <= meansOnly.falseAcceptance, "wider \(wider), means only \(meansOnly)")
     }
 
+    /// Past the speech range where adaptation used to stop, it fades out: at pink 12 dB two
+    /// utterances in three were over that range and decoded with the clean model (BENCHMARKS.md,
+    /// "Fading the adaptation out": Audio/home and Audio/workshop, 303/336 commands and 14/68
+    /// false acceptances with the hard gate, 308/336 and 10/68 with the fade).
+    @Test func adaptationFadesOutPastTheRangeGate() async throws {
+        let arguments = ["Audio/home", "Audio/workshop", "--noise", "Audio/noise/pink.wav", "--snr", "12", "--no-clean"]
+        let gate = try #require(try await run(arguments + ["--adaptation-fade", "0"])["pink @ 12 dB"])
+        let fade = try #require(try await run(arguments)["pink @ 12 dB"])
+        #expect(fade.acceptance >= gate.acceptance + 3.0 / 336, "fade \(fade), hard gate \(gate)")
+        #expect(fade.falseAcceptance <= gate.falseAcceptance - 2.0 / 68, "fade \(fade), hard gate \(gate)")
+    }
+
     /// The masking floor keeps what the suppressor leaves of mains hum from being heard as words
     /// (BENCHMARKS.md, "A masking floor": builtins and coffee in hum at 6 dB, 48/90 -> 68/90
     /// commands, 1/42 -> 0/42 false; since the open-vowel accent variants, which also help the

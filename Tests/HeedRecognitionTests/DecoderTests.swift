@@ -227,6 +227,31 @@ import Testing
         #expect(!decoder.adaptAcousticModel(toNoiseIn: clean[0..<500], NoiseAdaptation()), "too short to say")
     }
 
+    /// Past the speech range where adaptation stops (`maxSpeechRangeDB`), it fades out over
+    /// `rangeFadeDB`. goforward.raw in pink noise at 30 dB (no suppressor here) is just past the
+    /// range: the hard gate leaves the model as trained, the fade adapts it, and by less than a
+    /// gate that let the mix through in full would.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func adaptationFadesOutPastTheSpeechRange() throws {
+        let decoder = try goForwardDecoder()
+        let clean = try samples(Fixtures.corpus.appendingPathComponent("goforward.raw"))
+        let noisy = PCM.int16(from: Perturbation.mix(speech: PCM.float(from: clean), noise: try noise("pink"), snr: 30,
+                                                     sampleRate: 16_000, seed: 1))
+        // How far each model is from the trained one: the score it gives the clean recording.
+        let trained = try decode(decoder, clean).score
+        var hardGate = NoiseAdaptation()
+        hardGate.rangeFadeDB = 0
+        #expect(!decoder.adaptAcousticModel(toNoiseIn: noisy[...], hardGate), "the mix is within the range: pick a quieter noise")
+        #expect(decoder.adaptAcousticModel(toNoiseIn: noisy[...], NoiseAdaptation()))
+        let faded = try decode(decoder, clean).score
+        var noGate = NoiseAdaptation()
+        noGate.maxSpeechRangeDB = 40
+        #expect(decoder.adaptAcousticModel(toNoiseIn: noisy[...], noGate))
+        let full = try decode(decoder, clean).score
+        #expect(faded < trained && faded > full, "trained \(trained), faded \(faded), in full \(full)")
+        decoder.restoreAcousticModel()
+    }
+
     /// The gate that keeps adaptation away from background talk: steady noises vary less from
     /// frame to frame than NoiseAdaptation's limit, six voices talking at once more.
     @Test func steadyNoiseIsToldFromBackgroundTalk() throws {

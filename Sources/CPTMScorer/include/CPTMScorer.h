@@ -28,6 +28,9 @@ typedef struct {
     double clean_floor_db;
     /// Adapt only when the loudest tenth of frames is within this many dB of the quietest tenth.
     double max_speech_range_db;
+    /// Past that, adapt for this many dB more of range, to the noise lowered by twice the excess
+    /// (0: not at all past the gate).
+    double range_fade_db;
     /// How far (natural-log units) a frame may stray from a Gaussian's mean in the mel bands
     /// noise dominates, added to the trained variances (0: variances stay as trained).
     double uncertainty;
