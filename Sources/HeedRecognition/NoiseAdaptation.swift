@@ -12,8 +12,8 @@ public struct NoiseAdaptation: Sendable, Equatable {
     /// Clean speech is estimated by taking the noise off each frame, but no further than this
     /// below what was heard.
     public var cleanFloorDB = 20.0
-    /// Adapt only when the loudest tenth of the (denoised) utterance is within this many dB of its
-    /// quietest tenth: with speech far above what noise is left, adapting lost commands.
+    /// Adapt in full only when the loudest tenth of the (denoised) utterance is within this many dB
+    /// of its quietest tenth: with speech far above what noise is left, adapting lost commands.
     public var maxSpeechRangeDB = 17.4
     /// Past that, adapt for this many dB more of range, to the noise taken as lower by twice the
     /// excess, so the adaptation fades out as the speech rises above the noise (0: a hard gate).

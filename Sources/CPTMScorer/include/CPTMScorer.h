@@ -26,7 +26,7 @@ typedef struct {
     double noise_gain_db;
     /// A frame's clean level is taken no further than this below what was heard.
     double clean_floor_db;
-    /// Adapt only when the loudest tenth of frames is within this many dB of the quietest tenth.
+    /// Adapt in full only when the loudest tenth of frames is within this many dB of the quietest tenth.
     double max_speech_range_db;
     /// Past that, adapt for this many dB more of range, to the noise lowered by twice the excess
     /// (0: not at all past the gate).
