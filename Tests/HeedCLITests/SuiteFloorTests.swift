@@ -72,13 +72,14 @@ import Testing
     /// In steady noise, a near miss ("what is the time") was forced onto the command it begins
     /// like ("what is the voltage"); the first decode of a noisy utterance can leave a phrase
     /// part-way into garbage (BENCHMARKS.md, "Garbage inside the phrase": Audio/workshop in brown
-    /// noise at 12 dB, 230/240 commands and 6/40 false without, 230/240 and 2/40 with it). Off by
-    /// default for its CPU cost, so the test turns it on.
+    /// noise at 12 dB, 230/240 commands and 6/40 false without, 230/240 and 2/40 with it; since the
+    /// adaptation fades out, which rejects two of those near misses itself, 230/240 and 4/40
+    /// without, 229/240 and 2/40 with). Off by default for its CPU cost, so the test turns it on.
     @Test func nearMissesInNoiseCanLeaveThePhrase() async throws {
         let arguments = ["Audio/workshop", "--noise", "Audio/noise/brown.wav", "--snr", "12", "--no-clean"]
         let whole = try #require(try await run(arguments)["brown @ 12 dB"])
         let partial = try #require(try await run(arguments + ["--noisy-garbage-inside", "1e-3"])["brown @ 12 dB"])
-        #expect(partial.falseAcceptance <= whole.falseAcceptance - 3.0 / 40, "part-way \(partial), whole phrases \(whole)")
+        #expect(partial.falseAcceptance <= whole.falseAcceptance - 2.0 / 40, "part-way \(partial), whole phrases \(whole)")
         #expect(partial.acceptance >= whole.acceptance - 2.0 / 240, "part-way \(partial), whole phrases \(whole)")
     }
 
