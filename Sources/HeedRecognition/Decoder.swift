@@ -346,10 +346,10 @@ public final class Decoder {
     /// The trained Gaussians (means, variances and normalizing terms), copied before the first
     /// adaptation so every later one starts from them and `restoreAcousticModel` can put them back exactly.
     private var trainedGaussians: [Float]?
-    /// Whether the model's means are adapted to some audio's noise now.
+    /// Whether the model's Gaussians are adapted to some audio's noise now.
     public private(set) var isAdaptedToNoise = false
 
-    /// Adapts the acoustic model's means to the noise in `samples`, which is about to be decoded.
+    /// Adapts the acoustic model's Gaussians to the noise in `samples`, which is about to be decoded.
     /// Returns false, with the trained model in place, when the audio does not call for it (too
     /// short, speech far above the noise) or the model is not one Heed's scorer handles.
     @discardableResult
