@@ -286,6 +286,7 @@ static int frame_eval(struct ps_mgau *ps, int16 *senone_scores, uint8 *senone_ac
                                                 : s->hist + fast_eval_idx - 1;
         memcpy(s->f->topn[0][0], lastf->topn[0][0],
                (size_t)s->g->n_mgau * s->g->n_feat * s->max_topn * sizeof(topn_t));
+        heed_ptm_record_frame(s, featbuf, frame);
         calc_cb_active(s, senone_active, n_senone_active, compallsen);
         codebook_eval(s, featbuf, frame);
         codebook_norm(s);

@@ -133,6 +133,9 @@ public struct RecognizerOptions: Sendable {
     /// How often a stream reports what the speech so far sounds like (nil: never). Each partial
     /// decodes the utterance so far again, so it costs CPU while the person speaks.
     public var partialInterval: Double?
+    /// The speaker the model is moved towards before anything is decoded (nil: the model as
+    /// trained; see `SpeakerProfile`, made by `heed enroll`).
+    public var speaker: SpeakerProfile?
 
     public init() {}
 }
@@ -182,7 +185,10 @@ public final class CommandRecognizer {
         self.authorization = authorization
         self.options = options
         self.vocabulary = vocabulary
-        do { decoder = try Decoder(configuration: options.decoder) } catch { throw HeedError(error) }
+        do {
+            decoder = try Decoder(configuration: options.decoder)
+            if let speaker = options.speaker { try decoder.apply(speaker) }
+        } catch { throw HeedError(error) }
         switch vocabulary {
         case .commands(let commands, let contexts):
             baseCommands = commands

@@ -317,7 +317,7 @@ public final class Decoder {
 
     /// The search `select` chose last. Kept here because PocketSphinx 5prealpha's
     /// ps_get_search leaks a hash iterator on every call.
-    private var selectedSearch: String?
+    private(set) var selectedSearch: String?
 
     /// The most HMMs a search keeps active in a frame (PocketSphinx's -maxhmmpf: above it, the
     /// beams narrow frame by frame until the count falls); nil: the configured value. The FSG
@@ -379,6 +379,15 @@ public final class Decoder {
         let variability = samples.withUnsafeBufferPointer { heed_noise_variability(decoder, $0.baseAddress, $0.count) }
         return variability < 0 ? nil : variability
     }
+
+    /// Forgets the trained copy, so the next adaptation starts from the model as it is now (after
+    /// a speaker's shifts, see `apply(_:)`).
+    func resetTrainedGaussians() {
+        trainedGaussians = nil
+    }
+
+    /// The PocketSphinx decoder, for Heed's own C (Sources/CPTMScorer); it never leaves this module.
+    var pointer: OpaquePointer { decoder }
 
     private func trainedGaussiansCopy() -> [Float]? {
         if let trainedGaussians { return trainedGaussians }

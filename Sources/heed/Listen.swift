@@ -87,7 +87,7 @@ struct Listen: ParsableCommand {
         }
         let recognizer: CommandRecognizer
         let vocabulary = try vocabularyOptions.vocabulary()
-        var options = tuning.options()
+        var options = try tuning.options()
         vocabularyOptions.apply(to: &options)
         options.partialInterval = partials > 0 ? partials : nil
         do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech) } catch { throw error.exit() }

@@ -45,7 +45,7 @@ struct NewSuite: ParsableCommand {
             throw ExitCode(66)
         }
         let authorization = try appOptions.speechRecognitionAuthorization()
-        var options = tuning.options()
+        var options = try tuning.options()
         vocabularyOptions.apply(to: &options)
         let vocabulary = try vocabularyOptions.vocabulary()
         let recognizer: CommandRecognizer

@@ -113,12 +113,12 @@ struct RunSuites: ParsableCommand {
         var conditions: [SuiteCondition] = noClean ? [] : [.clean]
         for path in noise { conditions += snr.map { .noise(Self.noiseName(path), snr: $0) } }
         conditions += speed.map { .speed($0) } + gain.map { .gain($0) }
+        var options = try tuning.options()
         let report: SuiteReport
         do throws(HeedError) {
             let loaded = try suites.map { (path) throws(HeedError) in try TestSuite(directory: URL(fileURLWithPath: path)) }
             var noises: [String: [Float]] = [:]
             for path in noise { noises[Self.noiseName(path)] = try SuiteRunner.loadNoise(URL(fileURLWithPath: path)) }
-            var options = tuning.options()
             options.decoder.extraDictionaries += dictionaries.map { URL(fileURLWithPath: $0) }
             var runner = SuiteRunner(suites: loaded, conditions: conditions, noises: noises, options: options,
                                      jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)

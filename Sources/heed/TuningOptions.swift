@@ -68,6 +68,9 @@ struct TuningOptions: ParsableArguments {
     @Flag(help: ArgumentHelp("Score frames with PocketSphinx's own Gaussian evaluation instead of Heed's interleaved one (the same scores, slower; for comparison).", visibility: .hidden))
     var stockGaussians = false
 
+    @Option(help: ArgumentHelp("Move the model towards the speaker enrolled in this profile (made by `heed enroll`).", valueName: "FILE.json"))
+    var speaker: String?
+
     @Option(help: ArgumentHelp("Write PocketSphinx's own log to this file (default: discarded).", valueName: "FILE"))
     var decoderLog: String?
 
@@ -97,8 +100,10 @@ struct TuningOptions: ParsableArguments {
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
 
-    func options() -> RecognizerOptions {
+    /// The settings; a --speaker profile that cannot be read ends the command (66 missing, 65 not a profile).
+    func options() throws -> RecognizerOptions {
         var options = RecognizerOptions()
+        if let speaker { options.speaker = try SpeakerProfileFile.read(speaker) }
         if let garbagePenalty { options.garbageWordPenalty = garbagePenalty }
         if let noisyGarbagePenalty { options.noisyGarbageWordPenalty = noisyGarbagePenalty }
         if let noisyGarbageInside { options.noisyGarbageInsidePhrase = noisyGarbageInside > 0 ? noisyGarbageInside : nil }

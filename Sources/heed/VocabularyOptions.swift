@@ -45,7 +45,7 @@ extension VocabularyOptions {
     /// that does not parse ends the command), then the permission gate: without speech
     /// recognition authorized, nothing is read or decoded.
     func recognizer(tuning: TuningOptions, app appOptions: AppOptions) throws -> CommandRecognizer {
-        var options = tuning.options()
+        var options = try tuning.options()
         let vocabulary = try vocabulary()
         apply(to: &options)
         let authorization = try appOptions.speechRecognitionAuthorization()

@@ -57,4 +57,40 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
 /// background talk ~0.6). -1 when there is too little audio.
 double heed_noise_variability(struct ps_decoder_s *decoder, short const *samples, long count);
 
+// MARK: Speaker adaptation (speaker_adaptation.c)
+
+/// How many feature values a frame has (all streams), 0 when the scorer is not installed.
+int heed_ptm_feature_dimensions(struct ps_decoder_s *decoder);
+
+/// Starts recording the features of the frames `decoder` scores on this thread, from frame 0 of
+/// the next utterance. Returns 0 when the scorer is not installed.
+int heed_ptm_begin_recording(struct ps_decoder_s *decoder);
+
+/// Stops recording; copies the first frames recorded, at most `capacity` of them
+/// (heed_ptm_feature_dimensions floats each), into `out`. Returns how many frames were recorded.
+long heed_ptm_end_recording(float *out, long capacity);
+
+/// Doubles heed_ptm_accumulate_speaker adds to; 0 when the scorer is not installed.
+long heed_ptm_speaker_statistics_count(struct ps_decoder_s *decoder);
+/// Floats a speaker's shifts take (one per codebook and feature dimension).
+long heed_ptm_speaker_shift_count(struct ps_decoder_s *decoder);
+
+#define HEED_SPEAKER_UNSUPPORTED (-1)
+#define HEED_SPEAKER_NO_ALIGNMENT (-2)
+/// heed_ptm_accumulate_speaker returns HEED_SPEAKER_UNKNOWN_PHONE - i when phones[i] is not a phone of the model.
+#define HEED_SPEAKER_UNKNOWN_PHONE (-1000)
+
+/// Aligns `frames` recorded frames to `phones` (`optional[i]` nonzero: phones[i] is a silence
+/// that may be skipped) and adds what they say about the speaker to `statistics`. Returns the
+/// number of speech frames used, or one of the HEED_SPEAKER_ errors.
+long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistics, float const *features,
+                                 long frames, char const *const *phones, unsigned char const *optional, int count);
+
+/// The shift of each codebook's means the statistics call for, pulled towards none by a prior
+/// worth `prior_frames` frames (heed_ptm_speaker_shift_count floats into `shifts`).
+void heed_ptm_speaker_shifts(struct ps_decoder_s *decoder, double const *statistics, double prior_frames, float *shifts);
+
+/// Adds `shifts` to every Gaussian mean of each codebook.
+void heed_ptm_shift_means(struct ps_decoder_s *decoder, float const *shifts);
+
 #endif

@@ -1,0 +1,327 @@
+// Adapting the acoustic model's Gaussians to one speaker, from a few phrases of known text.
+//
+// The en-us model's vowels are General American ones. A speaker whose vowels sit elsewhere (a
+// British "start" or "stop") fits every Gaussian of the phone a little worse, and in noise that
+// is the difference between two commands. Enrollment moves each phone's codebook towards the
+// speaker: the frames of known phrases are aligned to their phones, and every Gaussian of a
+// phone's codebook is shifted by one vector, the precision-weighted mean of how far that phone's
+// frames lie from the Gaussians that explain them (a bias-only MLLR with one regression class per
+// phone, with a MAP prior that keeps phones seen in few frames close to where they were).
+//
+// The frames are the decoder's own features (cepstra, deltas and double deltas after cepstral
+// mean normalization), recorded while the phrase is decoded, so enrollment sees exactly what
+// recognition will. Silence and filler codebooks are never shifted: what a room sounds like
+// between words is the noise adaptation's business, not the speaker's.
+//
+// Alignment is a Viterbi pass over the phrase's phones, three states each (the model's topology,
+// so a phone lasts at least three frames), with optional silence between words. A state's score is
+// its codebook's best Gaussian per stream; PTM senones share their phone's codebook, so this is the
+// codebook the decoder would score the frame with.
+
+#include "CPTMScorer.h"
+#include "ptm_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Exported by libpocketsphinx (bin_mdef.h, not installed).
+extern int bin_mdef_ciphone_id(void *mdef, char const *ciphone);
+
+#define STATES_PER_PHONE 3
+
+// MARK: Recording the decoder's features
+
+// One recording at a time per thread: a decoder is only ever driven by one thread, and
+// ps_process_raw scores frames on the caller's thread.
+static _Thread_local struct {
+    ptm_mgau_t *scorer;
+    float *features;
+    long frames, capacity;
+    int dimensions;
+} recording;
+
+static int total_dimensions(gauden_t const *g) {
+    int total = 0;
+    for (int stream = 0; stream < g->n_feat; ++stream)
+        total += g->featlen[stream];
+    return total;
+}
+
+int heed_ptm_feature_dimensions(struct ps_decoder_s *decoder) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    return s == NULL ? 0 : total_dimensions(s->g);
+}
+
+int heed_ptm_begin_recording(struct ps_decoder_s *decoder) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    free(recording.features);
+    memset(&recording, 0, sizeof(recording));
+    if (s == NULL)
+        return 0;
+    recording.scorer = s;
+    recording.dimensions = total_dimensions(s->g);
+    return 1;
+}
+
+void heed_ptm_record_frame(ptm_mgau_t *s, mfcc_t **features, int frame) {
+    if (recording.scorer != s || frame < 0)
+        return;
+    if (frame >= recording.capacity) {
+        long capacity = recording.capacity == 0 ? 512 : recording.capacity;
+        while (capacity <= frame)
+            capacity *= 2;
+        float *grown = realloc(recording.features, sizeof(float) * (size_t)capacity * recording.dimensions);
+        if (grown == NULL) {  // an incomplete recording is worse than none
+            free(recording.features);
+            memset(&recording, 0, sizeof(recording));
+            return;
+        }
+        recording.features = grown;
+        recording.capacity = capacity;
+    }
+    float *row = recording.features + (size_t)frame * recording.dimensions;
+    for (int stream = 0, at = 0; stream < s->g->n_feat; at += s->g->featlen[stream], ++stream)
+        memcpy(row + at, features[stream], sizeof(float) * (size_t)s->g->featlen[stream]);
+    if (frame + 1 > recording.frames)
+        recording.frames = frame + 1;
+}
+
+long heed_ptm_end_recording(float *out, long capacity) {
+    long frames = recording.frames;
+    if (out != NULL && recording.features != NULL)
+        memcpy(out, recording.features, sizeof(float) * (size_t)(frames < capacity ? frames : capacity) * recording.dimensions);
+    free(recording.features);
+    memset(&recording, 0, sizeof(recording));
+    return frames;
+}
+
+// MARK: Alignment
+
+// Log-likelihood (natural log) of `frame` under Gaussian `cw` of codebook `cb`, stream `stream`.
+static double gaussian_log_likelihood(gauden_t const *g, int cb, int stream, int cw, float const *x, double ln_base) {
+    int featlen = g->featlen[stream];
+    mfcc_t const *mean = g->mean[cb][stream][0], *var = g->var[cb][stream][0];
+    double score = g->det[cb][stream][cw];
+    for (int dim = 0; dim < featlen; ++dim) {
+        size_t index = interleaved_index(cw, dim, featlen);
+        double diff = x[dim] - mean[index];
+        score -= diff * diff * var[index];
+    }
+    return score * ln_base;
+}
+
+// The codebook's fit to a frame: the best Gaussian of each stream, summed over the streams.
+static double codebook_score(gauden_t const *g, int cb, float const *frame, double ln_base) {
+    double total = 0;
+    for (int stream = 0, at = 0; stream < g->n_feat; at += g->featlen[stream], ++stream) {
+        double best = -INFINITY;
+        for (int cw = 0; cw < g->n_density; ++cw) {
+            double score = gaussian_log_likelihood(g, cb, stream, cw, frame + at, ln_base);
+            if (score > best)
+                best = score;
+        }
+        total += best;
+    }
+    return total;
+}
+
+// Viterbi over the states of `codebooks` (STATES_PER_PHONE per phone; `optional` phones may be
+// skipped). Fills `aligned` with each frame's phone index. Returns 0 when no path fits the frames.
+static int align(gauden_t const *g, float const *features, long frames, int dimensions, int const *codebooks,
+                 unsigned char const *optional, int phones, int *aligned, double ln_base) {
+    int states = phones * STATES_PER_PHONE;
+    double *score = malloc(sizeof(double) * (size_t)states), *next = malloc(sizeof(double) * (size_t)states);
+    int *back = malloc(sizeof(int) * (size_t)states * frames);
+    double *fit = malloc(sizeof(double) * (size_t)phones);
+    // entry[j]: the earliest state a path may come from into state j's phone (skipping optional phones).
+    int ok = score && next && back && fit;
+    if (ok) {
+        for (int j = 0; j < states; ++j)
+            score[j] = -INFINITY;
+        // A path may start in the first phone or past any optional phones that lead.
+        for (int p = 0; p < phones; ++p) {
+            score[p * STATES_PER_PHONE] = 0;
+            if (!optional[p])
+                break;
+        }
+        for (long t = 0; t < frames; ++t) {
+            float const *frame = features + (size_t)t * dimensions;
+            for (int p = 0; p < phones; ++p)
+                fit[p] = codebook_score(g, codebooks[p], frame, ln_base);
+            for (int j = 0; j < states; ++j) {
+                int p = j / STATES_PER_PHONE;
+                double best = score[j];
+                int from = j;
+                if (t > 0) {
+                    if (j > 0 && score[j - 1] > best) {
+                        best = score[j - 1];
+                        from = j - 1;
+                    }
+                    // Into a phone's first state from the last state of the phone before any
+                    // optional phones just before it.
+                    if (j % STATES_PER_PHONE == 0)
+                        for (int q = p - 1; q > 0 && optional[q]; --q) {
+                            int last = q * STATES_PER_PHONE - 1;
+                            if (score[last] > best) {
+                                best = score[last];
+                                from = last;
+                            }
+                        }
+                } else if (best == -INFINITY) {
+                    from = -1;
+                }
+                next[j] = best == -INFINITY ? -INFINITY : best + fit[p];
+                back[(size_t)t * states + j] = from;
+            }
+            memcpy(score, next, sizeof(double) * (size_t)states);
+        }
+        // End in the last phone, or before any optional phones that trail.
+        int end = -1;
+        double best = -INFINITY;
+        for (int p = phones - 1; p >= 0; --p) {
+            int last = (p + 1) * STATES_PER_PHONE - 1;
+            if (score[last] > best) {
+                best = score[last];
+                end = last;
+            }
+            if (!optional[p])
+                break;
+        }
+        ok = end >= 0 && best > -INFINITY;
+        for (long t = frames - 1; ok && t >= 0; --t) {
+            aligned[t] = end / STATES_PER_PHONE;
+            end = back[(size_t)t * states + end];
+            if (end < 0 && t > 0)
+                ok = 0;
+        }
+    }
+    free(score);
+    free(next);
+    free(back);
+    free(fit);
+    return ok;
+}
+
+// MARK: Statistics
+
+long heed_ptm_speaker_statistics_count(struct ps_decoder_s *decoder) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    return s == NULL ? 0 : (long)s->g->n_mgau * (2L * total_dimensions(s->g) + 1);
+}
+
+long heed_ptm_speaker_shift_count(struct ps_decoder_s *decoder) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    return s == NULL ? 0 : (long)s->g->n_mgau * total_dimensions(s->g);
+}
+
+// Statistics layout, per codebook: `dimensions` numerators (sum of posterior x precision x (frame -
+// mean)), `dimensions` denominators (sum of posterior x precision), then the frame count.
+long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistics, float const *features,
+                                 long frames, char const *const *phones, unsigned char const *optional, int count) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    if (s == NULL || features == NULL || count < 1)
+        return HEED_SPEAKER_UNSUPPORTED;
+    gauden_t *g = s->g;
+    void *mdef = ((decoder_prefix_t *)decoder)->acmod->mdef;
+    int dimensions = total_dimensions(g);
+    int *codebooks = malloc(sizeof(int) * (size_t)count);
+    int *aligned = malloc(sizeof(int) * (size_t)(frames > 0 ? frames : 1));
+    double *posterior = malloc(sizeof(double) * (size_t)g->n_density);
+    long result = HEED_SPEAKER_UNSUPPORTED;
+    if (codebooks == NULL || aligned == NULL || posterior == NULL)
+        goto done;
+    for (int p = 0; p < count; ++p) {
+        codebooks[p] = bin_mdef_ciphone_id(mdef, phones[p]);
+        // A PTM model has one codebook per context-independent phone, numbered as the phones are.
+        if (codebooks[p] < 0 || codebooks[p] >= g->n_mgau || s->sen2cb[codebooks[p] * STATES_PER_PHONE] != codebooks[p]) {
+            result = HEED_SPEAKER_UNKNOWN_PHONE - p;
+            goto done;
+        }
+    }
+    double ln_base = log(logmath_get_base(g->lmath));
+    if (frames < count * STATES_PER_PHONE ||
+        !align(g, features, frames, dimensions, codebooks, optional, count, aligned, ln_base)) {
+        result = HEED_SPEAKER_NO_ALIGNMENT;
+        goto done;
+    }
+    long used = 0;
+    for (long t = 0; t < frames; ++t) {
+        int p = aligned[t];
+        if (optional[p])
+            continue;  // silence: not the speaker's
+        int cb = codebooks[p];
+        double *numerator = statistics + (size_t)cb * (2 * dimensions + 1);
+        double *denominator = numerator + dimensions;
+        float const *frame = features + (size_t)t * dimensions;
+        for (int stream = 0, at = 0; stream < g->n_feat; at += g->featlen[stream], ++stream) {
+            int featlen = g->featlen[stream];
+            double best = -INFINITY, sum = 0;
+            for (int cw = 0; cw < g->n_density; ++cw) {
+                posterior[cw] = gaussian_log_likelihood(g, cb, stream, cw, frame + at, ln_base);
+                if (posterior[cw] > best)
+                    best = posterior[cw];
+            }
+            for (int cw = 0; cw < g->n_density; ++cw)
+                sum += posterior[cw] = exp(posterior[cw] - best);
+            mfcc_t const *mean = g->mean[cb][stream][0], *var = g->var[cb][stream][0];
+            for (int cw = 0; cw < g->n_density; ++cw) {
+                double gamma = posterior[cw] / sum;
+                if (gamma < 1e-4)
+                    continue;
+                for (int dim = 0; dim < featlen; ++dim) {
+                    size_t index = interleaved_index(cw, dim, featlen);
+                    double precision = var[index];  // proportional to 1 / sigma^2
+                    numerator[at + dim] += gamma * precision * (frame[at + dim] - mean[index]);
+                    denominator[at + dim] += gamma * precision;
+                }
+            }
+        }
+        numerator[2 * dimensions] += 1;
+        ++used;
+    }
+    result = used;
+done:
+    free(codebooks);
+    free(aligned);
+    free(posterior);
+    return result;
+}
+
+void heed_ptm_speaker_shifts(struct ps_decoder_s *decoder, double const *statistics, double prior_frames, float *shifts) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    if (s == NULL)
+        return;
+    gauden_t *g = s->g;
+    int dimensions = total_dimensions(g);
+    for (int cb = 0; cb < g->n_mgau; ++cb) {
+        double const *numerator = statistics + (size_t)cb * (2 * dimensions + 1);
+        double const *denominator = numerator + dimensions;
+        for (int stream = 0, at = 0; stream < g->n_feat; at += g->featlen[stream], ++stream) {
+            int featlen = g->featlen[stream];
+            for (int dim = 0; dim < featlen; ++dim) {
+                // Where the phone's frames say its Gaussians should be, pulled towards where they
+                // are by a prior worth `prior_frames` frames.
+                double seen = numerator[2 * dimensions];
+                shifts[(size_t)cb * dimensions + at + dim] =
+                    denominator[at + dim] > 0 ? (float)(numerator[at + dim] / denominator[at + dim] * seen / (seen + prior_frames)) : 0;
+            }
+        }
+    }
+}
+
+void heed_ptm_shift_means(struct ps_decoder_s *decoder, float const *shifts) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    if (s == NULL || shifts == NULL)
+        return;
+    gauden_t *g = s->g;
+    int dimensions = total_dimensions(g);
+    for (int cb = 0; cb < g->n_mgau; ++cb)
+        for (int stream = 0, at = 0; stream < g->n_feat; at += g->featlen[stream], ++stream) {
+            int featlen = g->featlen[stream];
+            mfcc_t *mean = g->mean[cb][stream][0];
+            for (int cw = 0; cw < g->n_density; ++cw)
+                for (int dim = 0; dim < featlen; ++dim)
+                    mean[interleaved_index(cw, dim, featlen)] += shifts[(size_t)cb * dimensions + at + dim];
+        }
+}

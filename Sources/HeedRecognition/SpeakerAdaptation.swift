@@ -1,0 +1,151 @@
+import CPTMScorer
+import Foundation
+
+/// What enrollment learned about one speaker: how far each phone's Gaussians move towards the way
+/// they say it (Sources/CPTMScorer/speaker_adaptation.c). Stored as JSON by `heed enroll`.
+public struct SpeakerProfile: Codable, Equatable, Sendable {
+    /// The shape of the model the shifts belong to: codebooks x feature dimensions.
+    public var codebooks: Int
+    public var dimensions: Int
+    /// codebooks x dimensions values, codebook by codebook.
+    public var shifts: [Float]
+    /// How much speech they were estimated from.
+    public var phrases: Int
+    public var speechSeconds: Double
+
+    public init(codebooks: Int, dimensions: Int, shifts: [Float], phrases: Int, speechSeconds: Double) {
+        self.codebooks = codebooks
+        self.dimensions = dimensions
+        self.shifts = shifts
+        self.phrases = phrases
+        self.speechSeconds = speechSeconds
+    }
+
+    /// The largest shift of any phone, in standard cepstral units: how far this speaker is from the model.
+    public var largestShift: Float { shifts.map(abs).max() ?? 0 }
+}
+
+/// Speaker statistics gathered from phrases of known text, one `add` per recording.
+public struct SpeakerEnrollment: Sendable {
+    fileprivate var statistics: [Double]
+    public private(set) var phrases = 0
+    public private(set) var speechFrames = 0
+    /// How many frames of a phone it takes for its shift to go half-way to what they say
+    /// (a MAP prior): phones heard little stay near the model.
+    public var priorFrames = 20.0
+
+    public init(for decoder: Decoder) throws(RecognitionError) {
+        let count = heed_ptm_speaker_statistics_count(decoder.pointer)
+        guard count > 0 else {
+            throw RecognitionError(kind: .model, function: "heed_ptm_speaker_statistics_count",
+                                   message: "speaker adaptation needs a PTM acoustic model scored by Heed's scorer (like Debian's en-us)")
+        }
+        statistics = [Double](repeating: 0, count: count)
+    }
+
+    /// Adds a recording of `words` (said in a quiet room; the audio as the decoder takes it).
+    /// Throws when the words are not in the dictionary or the recording does not fit them.
+    public mutating func add(_ samples: ArraySlice<Int16>, saying words: [String], with decoder: Decoder) throws(RecognitionError) {
+        let frames = try decoder.alignedFrames(of: samples, saying: words)
+        var phones: [String] = ["SIL"], optional: [UInt8] = [1]
+        for word in frames.words {
+            guard let pronunciation = decoder.pronunciation(of: word) else {
+                throw RecognitionError(kind: .dictionary, function: "enroll", message: "not in the pronunciation dictionary: \(word)")
+            }
+            for phone in pronunciation.split(separator: " ") {
+                phones.append(String(phone))
+                optional.append(0)
+            }
+            phones.append("SIL")
+            optional.append(1)
+        }
+        let used = withCStrings(phones) { names in
+            frames.features.withUnsafeBufferPointer { features in
+                heed_ptm_accumulate_speaker(decoder.pointer, &statistics, features.baseAddress, frames.count,
+                                            names, optional, Int32(phones.count))
+            }
+        }
+        if used <= HEED_SPEAKER_UNKNOWN_PHONE {
+            let phone = phones[Int(HEED_SPEAKER_UNKNOWN_PHONE) - used]
+            throw RecognitionError(kind: .model, function: "heed_ptm_accumulate_speaker", message: "the acoustic model has no phone '\(phone)'")
+        }
+        guard used >= 0 else {
+            throw RecognitionError(kind: .decoding, function: "heed_ptm_accumulate_speaker",
+                                   message: "the recording is too short for \"\(words.joined(separator: " "))\"")
+        }
+        phrases += 1
+        speechFrames += used
+    }
+
+    /// The profile the phrases so far call for.
+    public func profile(for decoder: Decoder) -> SpeakerProfile {
+        let count = heed_ptm_speaker_shift_count(decoder.pointer)
+        let dimensions = Int(heed_ptm_feature_dimensions(decoder.pointer))
+        let shifts = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            statistics.withUnsafeBufferPointer { heed_ptm_speaker_shifts(decoder.pointer, $0.baseAddress, priorFrames, buffer.baseAddress) }
+            initialized = count
+        }
+        return SpeakerProfile(codebooks: count / max(dimensions, 1), dimensions: dimensions, shifts: shifts,
+                              phrases: phrases, speechSeconds: Double(speechFrames) / Double(decoder.frameRate))
+    }
+}
+
+extension Decoder {
+    /// The features of `samples` as the decoder scored them while decoding them against `words`
+    /// alone, and the words (with the pronunciation variant chosen, as in "start(2)") it heard.
+    func alignedFrames(of samples: ArraySlice<Int16>, saying words: [String]) throws(RecognitionError)
+        -> (features: [Float], count: Int, words: [String]) {
+        let previous = selectedSearch
+        var grammar = Grammar()
+        grammar.addPhrase(words)
+        try add(grammar, named: Self.enrollmentSearch)
+        try select(Self.enrollmentSearch)
+        defer { if let previous { try? select(previous) } }
+        let dimensions = Int(heed_ptm_feature_dimensions(pointer))
+        guard heed_ptm_begin_recording(pointer) == 1 else {
+            throw RecognitionError(kind: .model, function: "heed_ptm_begin_recording", message: "speaker adaptation needs Heed's PTM scorer")
+        }
+        let hypothesis: Hypothesis
+        do {
+            try startUtterance()
+            try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in try process(buffer, wholeUtterance: true) }
+            hypothesis = try endUtterance(alternatives: { _ in false })
+        } catch {
+            _ = heed_ptm_end_recording(nil, 0)
+            throw error
+        }
+        // The decoder may count a frame more than it scored (the last, at the end of the utterance).
+        var recorded = 0
+        let features = [Float](unsafeUninitializedCapacity: hypothesis.frameCount * dimensions) { buffer, initialized in
+            recorded = min(heed_ptm_end_recording(buffer.baseAddress, hypothesis.frameCount), hypothesis.frameCount)
+            initialized = recorded * dimensions
+        }
+        guard hypothesis.reachedFinalState, recorded > 0 else {
+            throw RecognitionError(kind: .decoding, function: "enroll",
+                                   message: "the recording does not sound like \"\(words.joined(separator: " "))\"")
+        }
+        return (features, recorded, hypothesis.spokenWords.map(\.word))
+    }
+
+    static let enrollmentSearch = "heed-enrollment"
+
+    /// Moves the model's Gaussians to `profile`'s speaker: from now on every decode, and every
+    /// noise adaptation, starts from the moved model.
+    public func apply(_ profile: SpeakerProfile) throws(RecognitionError) {
+        let count = heed_ptm_speaker_shift_count(pointer)
+        guard count > 0, profile.shifts.count == count, profile.dimensions == Int(heed_ptm_feature_dimensions(pointer)) else {
+            throw RecognitionError(kind: .model, function: "heed_ptm_shift_means",
+                                   message: "the speaker profile was made for another acoustic model (\(profile.codebooks) x \(profile.dimensions) values)")
+        }
+        restoreAcousticModel()
+        profile.shifts.withUnsafeBufferPointer { heed_ptm_shift_means(pointer, $0.baseAddress) }
+        resetTrainedGaussians()
+    }
+}
+
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers = copies.map { UnsafePointer($0) }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
