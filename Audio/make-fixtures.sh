@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the synthetic recordings in Audio/demo, builtins, coffee, dialogue, shortcuts, home and workshop with
+# Regenerates the synthetic recordings in Audio/demo, builtins, coffee, dialogue, shortcuts, home, workshop and enroll with
 # espeak-ng and sox (noise with a fixed seed, so a rerun on the same espeak-ng gives the same files;
-# `make-fixtures.sh dialogue`, `home` or `workshop` remakes only those suites).
+# `make-fixtures.sh dialogue`, `home`, `workshop` or `enroll` remakes only those).
 # The WAVs are committed; rerun this only to change them. Needs: espeak-ng sox.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -185,6 +185,27 @@ make_workshop() {
     context_suite workshop workshop.yml workshop
 }
 
+# Enrollment recordings (`heed enroll`): every voice of the suites reads the twenty sentences
+# `heed enroll --prompts` prints, one file each, with the list enroll.txt beside them. Run with
+# `enroll` as the first argument to remake only these (needs heed built: make release).
+make_enroll() {
+    local heed=../.build/release/heed prompts=()
+    [ -x "$heed" ] || { echo "make-fixtures.sh enroll: build heed first (make release)" >&2; exit 1; }
+    mapfile -t prompts < <("$heed" enroll --prompts)
+    for voice in en en+f4 en+m3 en-us en-us+f2; do
+        local dir="enroll/${voice//+/_}" n=0
+        rm -rf "$dir"; mkdir -p "$dir"
+        echo "# Recordings for heed enroll: a file, then the words said in it. Made by make-fixtures.sh." > "$dir/enroll.txt"
+        for text in "${prompts[@]}"; do
+            n=$((n + 1))
+            say "$voice" 150 "$text" "$dir/$(printf %02d $n).wav" -r 16000 -c 1 -b 16
+            echo "$(printf %02d $n).wav $text" >> "$dir/enroll.txt"
+        done
+    done
+    echo "made $(ls enroll/*/*.wav | wc -l) enrollment recordings"
+}
+
+if [ "$only" = enroll ]; then make_enroll; exit 0; fi
 if [ "$only" = dialogue ]; then make_dialogue; exit 0; fi
 if [ "$only" = home ]; then make_home; exit 0; fi
 if [ "$only" = workshop ]; then make_workshop; exit 0; fi
@@ -291,3 +312,4 @@ echo "made $(ls coffee/*.wav | wc -l) coffee recordings"
 make_dialogue
 make_home
 make_workshop
+make_enroll
