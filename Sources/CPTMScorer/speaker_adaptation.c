@@ -129,7 +129,7 @@ static double codebook_score(gauden_t const *g, int cb, float const *frame, doub
 // Viterbi over the states of `codebooks` (STATES_PER_PHONE per phone; `optional` phones may be
 // skipped). Fills `aligned` with each frame's phone index. Returns 0 when no path fits the frames.
 static int align(gauden_t const *g, float const *features, long frames, int dimensions, int const *codebooks,
-                 unsigned char const *optional, int phones, int *aligned, double ln_base) {
+                 unsigned char const *optional, int phones, int *aligned, double ln_base, double *path_score) {
     int states = phones * STATES_PER_PHONE;
     double *score = malloc(sizeof(double) * (size_t)states), *next = malloc(sizeof(double) * (size_t)states);
     int *back = malloc(sizeof(int) * (size_t)states * frames);
@@ -189,6 +189,7 @@ static int align(gauden_t const *g, float const *features, long frames, int dime
                 break;
         }
         ok = end >= 0 && best > -INFINITY;
+        *path_score = best;
         for (long t = frames - 1; ok && t >= 0; --t) {
             aligned[t] = end / STATES_PER_PHONE;
             end = back[(size_t)t * states + end];
@@ -201,6 +202,20 @@ static int align(gauden_t const *g, float const *features, long frames, int dime
     free(back);
     free(fit);
     return ok;
+}
+
+// A PTM model has one codebook per context-independent phone, numbered as the phones are; -1
+// when `phone` is not one of the model's or the model is not laid out that way.
+static int phone_codebook(ptm_mgau_t const *s, void *mdef, char const *phone) {
+    int cb = bin_mdef_ciphone_id(mdef, phone);
+    if (cb < 0 || cb >= s->g->n_mgau || cb * STATES_PER_PHONE >= s->n_sen || s->sen2cb[cb * STATES_PER_PHONE] != cb)
+        return -1;
+    return cb;
+}
+
+int heed_ptm_phone_codebook(struct ps_decoder_s *decoder, char const *phone) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    return s == NULL ? -1 : phone_codebook(s, ((decoder_prefix_t *)decoder)->acmod->mdef, phone);
 }
 
 // MARK: Statistics
@@ -217,8 +232,25 @@ long heed_ptm_speaker_shift_count(struct ps_decoder_s *decoder) {
 
 // Statistics layout, per codebook: `dimensions` numerators (sum of posterior x precision x (frame -
 // mean)), `dimensions` denominators (sum of posterior x precision), then the frame count.
+// The best any sequence of the model's phones could fit the frames (each frame its best codebook,
+// durations ignored): the yardstick for how well the alignment to the words fits.
+static double free_score(gauden_t const *g, float const *features, long frames, int dimensions, double ln_base) {
+    double total = 0;
+    for (long t = 0; t < frames; ++t) {
+        double best = -INFINITY;
+        for (int cb = 0; cb < g->n_mgau; ++cb) {
+            double score = codebook_score(g, cb, features + (size_t)t * dimensions, ln_base);
+            if (score > best)
+                best = score;
+        }
+        total += best;
+    }
+    return total;
+}
+
 long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistics, float const *features,
-                                 long frames, char const *const *phones, unsigned char const *optional, int count) {
+                                 long frames, char const *const *phones, unsigned char const *optional, int count,
+                                 double max_shortfall, heed_speaker_fit *fit) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
     if (s == NULL || features == NULL || count < 1)
         return HEED_SPEAKER_UNSUPPORTED;
@@ -232,17 +264,23 @@ long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistic
     if (codebooks == NULL || aligned == NULL || posterior == NULL)
         goto done;
     for (int p = 0; p < count; ++p) {
-        codebooks[p] = bin_mdef_ciphone_id(mdef, phones[p]);
-        // A PTM model has one codebook per context-independent phone, numbered as the phones are.
-        if (codebooks[p] < 0 || codebooks[p] >= g->n_mgau || s->sen2cb[codebooks[p] * STATES_PER_PHONE] != codebooks[p]) {
+        codebooks[p] = phone_codebook(s, mdef, phones[p]);
+        if (codebooks[p] < 0) {
             result = HEED_SPEAKER_UNKNOWN_PHONE - p;
             goto done;
         }
     }
     double ln_base = log(logmath_get_base(g->lmath));
+    double path_score = 0;
     if (frames < count * STATES_PER_PHONE ||
-        !align(g, features, frames, dimensions, codebooks, optional, count, aligned, ln_base)) {
+        !align(g, features, frames, dimensions, codebooks, optional, count, aligned, ln_base, &path_score)) {
         result = HEED_SPEAKER_NO_ALIGNMENT;
+        goto done;
+    }
+    fit->log_likelihood = path_score / frames;
+    fit->shortfall = free_score(g, features, frames, dimensions, ln_base) / frames - fit->log_likelihood;
+    if (fit->shortfall > max_shortfall) {
+        result = HEED_SPEAKER_MISMATCH;
         goto done;
     }
     long used = 0;

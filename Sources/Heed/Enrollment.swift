@@ -15,7 +15,7 @@ public final class Enrollment {
     private var statistics: SpeakerEnrollment
     private let authorization: Authorization
     /// Recordings whose quietest tenth is less than this many dB below their loudest frame are too noisy.
-    public static let minDynamicRangeDB = 35.0
+    public static let minDynamicRangeDB = 25.0
 
     public init(options: RecognizerOptions = .init(), authorization: Authorization) throws(HeedError) {
         precondition(authorization.service == .speechRecognition, "decoding needs a speech-recognition authorization")

@@ -33,6 +33,11 @@ public struct SpeakerEnrollment: Sendable {
     /// How many frames of a phone it takes for its shift to go half-way to what they say
     /// (a MAP prior): phones heard little stay near the model.
     public var priorFrames = 20.0
+    /// A recording whose alignment to its words fits worse than the best phones could by more
+    /// than this (natural log per frame) is not of those words. Measured: right words 1.0-2.9
+    /// on Audio/enroll's five voices, 1.1-1.6 on the LibriVox reader of the shared corpus; a
+    /// sentence given the next one's words 3.05 (most such fail in the decoder before this check).
+    public var maxShortfallPerFrame = 3.5
 
     public init(for decoder: Decoder) throws(RecognitionError) {
         let count = heed_ptm_speaker_statistics_count(decoder.pointer)
@@ -43,9 +48,11 @@ public struct SpeakerEnrollment: Sendable {
         statistics = [Double](repeating: 0, count: count)
     }
 
-    /// Adds a recording of `words` (said in a quiet room; the audio as the decoder takes it).
+    /// Adds a recording of `words` (said in a quiet room; the audio as the decoder takes it), and
+    /// returns how well the model, as it is now, fits it: the aligned log-likelihood per frame.
     /// Throws when the words are not in the dictionary or the recording does not fit them.
-    public mutating func add(_ samples: ArraySlice<Int16>, saying words: [String], with decoder: Decoder) throws(RecognitionError) {
+    @discardableResult
+    public mutating func add(_ samples: ArraySlice<Int16>, saying words: [String], with decoder: Decoder) throws(RecognitionError) -> Double {
         let frames = try decoder.alignedFrames(of: samples, saying: words)
         var phones: [String] = ["SIL"], optional: [UInt8] = [1]
         for word in frames.words {
@@ -59,11 +66,16 @@ public struct SpeakerEnrollment: Sendable {
             phones.append("SIL")
             optional.append(1)
         }
+        var fit = heed_speaker_fit()
         let used = withCStrings(phones) { names in
             frames.features.withUnsafeBufferPointer { features in
                 heed_ptm_accumulate_speaker(decoder.pointer, &statistics, features.baseAddress, frames.count,
-                                            names, optional, Int32(phones.count))
+                                            names, optional, Int32(phones.count), maxShortfallPerFrame, &fit)
             }
+        }
+        if used == HEED_SPEAKER_MISMATCH {
+            throw RecognitionError(kind: .decoding, function: "heed_ptm_accumulate_speaker",
+                                   message: "the recording does not sound like \"\(words.joined(separator: " "))\"")
         }
         if used <= HEED_SPEAKER_UNKNOWN_PHONE {
             let phone = phones[Int(HEED_SPEAKER_UNKNOWN_PHONE) - used]
@@ -75,6 +87,7 @@ public struct SpeakerEnrollment: Sendable {
         }
         phrases += 1
         speechFrames += used
+        return fit.log_likelihood
     }
 
     /// The profile the phrases so far call for.
@@ -128,6 +141,12 @@ extension Decoder {
     }
 
     static let enrollmentSearch = "heed-enrollment"
+
+    /// Which codebook (row of a profile's shifts) a context-independent phone has; nil if none.
+    func phoneIndex(_ phone: String) -> Int? {
+        let index = heed_ptm_phone_codebook(pointer, phone)
+        return index < 0 ? nil : Int(index)
+    }
 
     /// Moves the model's Gaussians to `profile`'s speaker: from now on every decode, and every
     /// noise adaptation, starts from the moved model.

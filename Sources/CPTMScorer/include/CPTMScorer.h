@@ -70,6 +70,9 @@ int heed_ptm_begin_recording(struct ps_decoder_s *decoder);
 /// (heed_ptm_feature_dimensions floats each), into `out`. Returns how many frames were recorded.
 long heed_ptm_end_recording(float *out, long capacity);
 
+/// The codebook of a context-independent phone ("AA", "SIL"), -1 when the model has no such phone.
+int heed_ptm_phone_codebook(struct ps_decoder_s *decoder, char const *phone);
+
 /// Doubles heed_ptm_accumulate_speaker adds to; 0 when the scorer is not installed.
 long heed_ptm_speaker_statistics_count(struct ps_decoder_s *decoder);
 /// Floats a speaker's shifts take (one per codebook and feature dimension).
@@ -77,14 +80,25 @@ long heed_ptm_speaker_shift_count(struct ps_decoder_s *decoder);
 
 #define HEED_SPEAKER_UNSUPPORTED (-1)
 #define HEED_SPEAKER_NO_ALIGNMENT (-2)
+#define HEED_SPEAKER_MISMATCH (-3)
 /// heed_ptm_accumulate_speaker returns HEED_SPEAKER_UNKNOWN_PHONE - i when phones[i] is not a phone of the model.
 #define HEED_SPEAKER_UNKNOWN_PHONE (-1000)
 
+/// How well a recording's frames fit the phones of its words (natural log per frame).
+typedef struct {
+    /// The best alignment's log-likelihood (each frame's best Gaussian per stream).
+    double log_likelihood;
+    /// How far that falls short of the best any phones could do, frame by frame.
+    double shortfall;
+} heed_speaker_fit;
+
 /// Aligns `frames` recorded frames to `phones` (`optional[i]` nonzero: phones[i] is a silence
-/// that may be skipped) and adds what they say about the speaker to `statistics`. Returns the
-/// number of speech frames used, or one of the HEED_SPEAKER_ errors.
+/// that may be skipped), sets `fit`, and adds what the frames say about the speaker to
+/// `statistics`. Past `max_shortfall` the phones are not what was said, and nothing is added
+/// (HEED_SPEAKER_MISMATCH). Returns the number of speech frames used, or a HEED_SPEAKER_ error.
 long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistics, float const *features,
-                                 long frames, char const *const *phones, unsigned char const *optional, int count);
+                                 long frames, char const *const *phones, unsigned char const *optional, int count,
+                                 double max_shortfall, heed_speaker_fit *fit);
 
 /// The shift of each codebook's means the statistics call for, pulled towards none by a prior
 /// worth `prior_frames` frames (heed_ptm_speaker_shift_count floats into `shifts`).
