@@ -5,7 +5,7 @@ import HeedYAML
 /// A folder of recordings and the outcomes they must produce (`suite.yml`):
 ///
 /// ```yaml
-/// contexts: [../../Models/contexts/coffee.yml]   # relative to the suite
+/// contexts: [../../Models/contexts/coffee.yml]   # relative to the suite (or absolute)
 /// builtins: false                                 # default true
 /// # grammar: cards.gram                           # or a plain JSGF grammar (transcripts only)
 /// files:
@@ -78,9 +78,13 @@ public struct TestSuite: Sendable {
         } catch {
             throw HeedError(.badInput, "\(manifest.path): not valid YAML (\(String(describing: error).split(separator: "\n").first ?? ""))")
         }
-        contexts = (root["contexts"] as? [String] ?? []).map { directory.appendingPathComponent($0).standardizedFileURL }
+        // Relative to the suite, unless absolute.
+        let path = { (name: String) in
+            (name.hasPrefix("/") ? URL(fileURLWithPath: name) : directory.appendingPathComponent(name)).standardizedFileURL
+        }
+        contexts = (root["contexts"] as? [String] ?? []).map(path)
         builtins = root["builtins"] as? Bool ?? true
-        grammar = (root["grammar"] as? String).map { directory.appendingPathComponent($0).standardizedFileURL }
+        grammar = (root["grammar"] as? String).map(path)
         if grammar != nil && !contexts.isEmpty {
             throw HeedError(.badInput, "\(manifest.path): `grammar` cannot be combined with `contexts`")
         }

@@ -33,8 +33,8 @@ import Testing
     }
 
     /// A British voice: fifteen sentences teach the model, and the five it never heard then fit
-    /// it better (measured: -149.1 -> -144.5 per frame; sentences the profile was made from gain
-    /// more, which is why the five are held out).
+    /// it better (measured: -149.1 -> -144.5 per frame). Held out, so the gain is the voice's,
+    /// not a memory of the sentences.
     @Test func enrollmentFitsSentencesItDidNotHear() throws {
         let all = try recordings(of: "en_m3")
         #expect(all.count == 20)
