@@ -6,6 +6,7 @@ file name (en, en_f4, en_m3: British; en-us, en-us_f2: American). For each voice
 of the four suites with only that voice's recordings, enrolls the voice from Audio/enroll/<voice>
 (twenty sentences, none of them a command), and runs `heed test` on the view twice: as trained
 and with --speaker. Non-commands without a voice in their name (coffee/none-*) are left out.
+Each condition is reported for all four suites and for the three contexts alone (issue 4).
 Usage: make release && scripts/enrolled.py [--snr clean,12,6] [--noise pink] [-- extra heed test args]
 """
 import argparse, json, os, re, subprocess, tempfile
@@ -68,9 +69,12 @@ def run(suites, label, *options):
     subprocess.run(command, env=env, stdout=subprocess.DEVNULL)
     results = {}
     for condition in json.load(open(report))["conditions"]:
-        commands = sum(1 for r in condition["results"] if r["expected"] and r["expected"][0].get("understood") is not False)
-        negatives = len(condition["results"]) - commands
-        results[condition["name"]] = (condition["accepted"], commands, condition["falseAcceptances"], negatives)
+        for scope, wanted in (("", None), (" contexts", "builtins")):
+            rows = [r for r in condition["results"] if r["suite"] != wanted]
+            positive = [r for r in rows if r["expected"] and r["expected"][0].get("understood") is not False]
+            accepted = sum(1 for r in positive if r["verdict"] == "passed")
+            false = sum(1 for r in rows if r not in positive and r["verdict"] != "passed")
+            results[condition["name"] + scope] = (accepted, len(positive), false, len(rows) - len(positive))
     return results
 
 
