@@ -29,6 +29,9 @@ public final class Enrollment {
         } catch { throw HeedError(error) }
     }
 
+    /// The rate recordings are taken at (`add(samples:saying:)`).
+    public var sampleRate: Int { decoder.sampleRate }
+
     /// Phrases read so far, and how many seconds of speech they gave.
     public var phrases: Int { statistics.phrases }
     public var speechSeconds: Double { Double(statistics.speechFrames) / Double(decoder.frameRate) }

@@ -10,13 +10,18 @@ struct Enroll: ParsableCommand {
             British "start" and "stop") fits it less well, and in noise that decides between two \
             commands. Enrollment moves each phone of the model towards how this speaker says it.
 
-            LIST names the recordings, one per line: a WAV file (relative to the list's folder), \
-            then the words said in it. Lines starting with # are skipped. Any sentences will do; \
-            `heed enroll --prompts` prints twenty that cover the sounds of English. Record them \
-            in a quiet room, one sentence per file: a noisy recording is refused.
+            With --record DIR, heed asks for twenty sentences that cover the sounds of English, \
+            one at a time, and records each from the microphone (--device) as it is read; one \
+            that does not sound like its sentence, or is too noisy, is asked for again. The \
+            recordings are kept in DIR with their list, enroll.txt.
+
+            Or record them yourself (`heed enroll --prompts` prints the sentences) and give their \
+            LIST: one per line, a WAV file (relative to the list's folder), then the words said \
+            in it. Lines starting with # are skipped. Any sentences will do. Record in a quiet \
+            room, one sentence per file: a noisy recording is refused.
 
             Examples:
-              heed enroll --prompts
+              heed enroll --record me --output me.speaker.json
               heed enroll me/enroll.txt --output me.speaker.json
               heed listen --speaker me.speaker.json
             """
@@ -31,12 +36,23 @@ struct Enroll: ParsableCommand {
     @Flag(help: "Print the sentences to record, one per line, and exit.")
     var prompts = false
 
+    @Option(help: ArgumentHelp("Ask for the sentences one by one and record them from the microphone into DIR (kept, with DIR/enroll.txt).", valueName: "DIR"))
+    var record: String?
+
+    @Option(help: ArgumentHelp("The capture device for --record (see `heed devices`).", valueName: "NAME"))
+    var device = "default"
+
+    @Option(help: ArgumentHelp("With --record, stop after this much audio in all.", valueName: "SECONDS"))
+    var duration: Double?
+
     @OptionGroup var appOptions: AppOptions
 
     func validate() throws {
         if prompts { return }
-        guard list != nil else { throw ValidationError("name the list of recordings (or use --prompts)") }
+        if list != nil && record != nil { throw ValidationError("give a list of recordings or --record DIR, not both") }
+        guard list != nil || record != nil else { throw ValidationError("name the list of recordings, or use --record DIR (or --prompts)") }
         guard output != nil else { throw ValidationError("--output FILE.json is required") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
     }
 
     func run() throws {
@@ -44,16 +60,22 @@ struct Enroll: ParsableCommand {
             Enrollment.prompts.forEach { print($0) }
             return
         }
-        guard let list, let output else { return }
-        let recordings = try Self.readList(list)
-        let authorization = try appOptions.speechRecognitionAuthorization()
+        guard let output else { return }
         let enrollment: Enrollment
-        do { enrollment = try Enrollment(authorization: authorization) } catch { throw error.exit() }
-        for recording in recordings {
-            do { try enrollment.add(file: recording.file, saying: recording.text) } catch {
-                Terminal.error("\(list):\(recording.line): \(error.message)")
-                throw ExitCode(error.exitCode)
+        if let record {
+            enrollment = try recordSentences(into: record)
+        } else if let list {
+            let recordings = try Self.readList(list)
+            let authorization = try appOptions.speechRecognitionAuthorization()
+            do { enrollment = try Enrollment(authorization: authorization) } catch { throw error.exit() }
+            for recording in recordings {
+                do { try enrollment.add(file: recording.file, saying: recording.text) } catch {
+                    Terminal.error("\(list):\(recording.line): \(error.message)")
+                    throw ExitCode(error.exitCode)
+                }
             }
+        } else {
+            return
         }
         let profile = enrollment.profile()
         do { try SpeakerProfileFile.write(profile, to: output) } catch {
@@ -61,6 +83,55 @@ struct Enroll: ParsableCommand {
             throw ExitCode(73)
         }
         print(String(format: "%@: %d phrases, %.1f s of speech; largest phone shift %.2f", output, profile.phrases, profile.speechSeconds, profile.largestShift))
+    }
+
+    /// Asks for each sentence, records it from --device, learns it, and keeps the recordings in
+    /// `folder` with their list (written once all are in, so a stopped session leaves no half list).
+    private func recordSentences(into folder: String) throws -> Enrollment {
+        let speech: Authorization, microphone: Authorization
+        do {
+            let app = try appOptions.manifest()
+            let authorizer = try appOptions.authorizer()
+            let prompter = TerminalPrompter.ifInteractive
+            _ = try app.purpose(for: .microphone)  // both purpose strings before anything is asked
+            speech = try authorizer.authorize(.speechRecognition, for: app, prompter: prompter)
+            microphone = try authorizer.authorize(.microphone, for: app, prompter: prompter)
+        } catch {
+            throw error.exit()
+        }
+        let directory = URL(fileURLWithPath: folder)
+        do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
+            Terminal.error("cannot create \(folder): \(error.localizedDescription)")
+            throw ExitCode(73)
+        }
+        let enrollment: Enrollment
+        do { enrollment = try Enrollment(authorization: speech) } catch { throw error.exit() }
+        let recordings: [[Int16]]
+        do {
+            recordings = try EnrollmentRecorder(enrollment: enrollment).record(Enrollment.prompts, from: .device(name: device, microphone: microphone), maxSeconds: duration) { event in
+                switch event {
+                case .prompt(let number, let total, let sentence): print("\(number)/\(total)  Say: \(sentence)")
+                case .learned(_, let seconds): print(String(format: "      ok (%.1f s)", seconds))
+                case .retry(_, let why): print("      again: \(why)")
+                }
+                fflush(nil)  // each prompt shows at once, even through a pipe
+            }
+        } catch {
+            throw error.exit()
+        }
+        var list = "# Recordings for heed enroll: a file, then the words said in it. Made by heed enroll --record.\n"
+        do {
+            for (index, (samples, sentence)) in zip(recordings, Enrollment.prompts).enumerated() {
+                let name = String(format: "%02d.wav", index + 1)
+                try WAVFile.encode(samples: samples, sampleRate: enrollment.sampleRate).write(to: directory.appendingPathComponent(name), options: .atomic)
+                list += "\(name) \(sentence)\n"
+            }
+            try list.write(to: directory.appendingPathComponent("enroll.txt"), atomically: true, encoding: .utf8)
+        } catch {
+            Terminal.error("cannot write the recordings to \(folder): \(error.localizedDescription)")
+            throw ExitCode(73)
+        }
+        return enrollment
     }
 
     /// The list's lines: a file, whitespace, the words.

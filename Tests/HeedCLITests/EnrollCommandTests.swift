@@ -108,3 +108,57 @@ import Testing
         #expect(result.stderr.contains("the speaker profile was made for another acoustic model"), "\(result.stderr)")
     }
 }
+
+/// `heed enroll --record` through the real ALSA code: the ALSA `file` plugin's `infile` plays
+/// en_m3 reading the twenty sentences into capture device "heedtest".
+@Suite(.timeLimit(.minutes(40))) struct EnrollRecordTests {
+    /// The samples of a 16-bit mono WAV (the data chunk's bytes).
+    func pcm(_ url: URL) throws -> Data {
+        let data = try Data(contentsOf: url)
+        let marker = try #require(data.range(of: Data("data".utf8)))
+        return data[(marker.upperBound + 4)...]
+    }
+
+    @Test func recordsEachSentenceFromTheMicrophoneAndEnrolls() throws {
+        let home = try Fixtures.temporaryDirectory()
+        var input = Data()
+        for number in 1...20 {
+            input += try pcm(Fixtures.audio.appendingPathComponent("enroll/en_m3/\(String(format: "%02d", number)).wav"))
+        }
+        let raw = home.appendingPathComponent("input.raw")
+        try input.write(to: raw)
+        try """
+            pcm.heedtest {
+                type file
+                slave.pcm "null"
+                file "\(home.appendingPathComponent("captured.raw").path)"
+                infile "\(raw.path)"
+                format "raw"
+            }
+            """.write(to: home.appendingPathComponent(".asoundrc"), atomically: true, encoding: .utf8)
+        let folder = home.appendingPathComponent("me"), profile = home.appendingPathComponent("me.speaker.json")
+        // The null slave does not keep time: the device delivers as fast as it is read, then
+        // silence for ever. --duration stops capture at the end of the sentences.
+        let seconds = String(Double(input.count / 2) / 16_000)
+        let result = try CLI.run(["enroll", "--record", folder.path, "--device", "heedtest", "--duration", seconds, "--output", profile.path],
+                                 environment: ["HOME": home.path])
+        #expect(result.status == 0, "\(result.stderr)\n\(result.stdout)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.first == "1/20  Say: The birch canoe slid on the smooth planks")
+        #expect(lines.filter { $0.contains("ok (") }.count == 20, "\(result.stdout)")
+        #expect(lines.last?.contains(": 20 phrases, ") == true)
+        // The recordings are kept with their list, and enroll again to the same profile.
+        let list = try String(contentsOf: folder.appendingPathComponent("enroll.txt"), encoding: .utf8)
+        #expect(list.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 20)
+        let again = home.appendingPathComponent("again.json")
+        let reenrolled = try CLI.run(["enroll", folder.appendingPathComponent("enroll.txt").path, "--output", again.path])
+        #expect(reenrolled.status == 0, "\(reenrolled.stderr)")
+        #expect(try Data(contentsOf: again) == Data(contentsOf: profile))
+    }
+
+    @Test func listAndRecordTogetherIsAUsageError() throws {
+        let result = try CLI.run(["enroll", "Audio/enroll/en/enroll.txt", "--record", "/tmp/x", "--output", "/tmp/y.json"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("give a list of recordings or --record DIR, not both"))
+    }
+}
