@@ -1,6 +1,5 @@
 import Foundation
 import HeedAudio
-import Synchronization
 
 /// Records enrollment sentences from a live source, one utterance per prompt, and teaches each
 /// to an `Enrollment` as soon as it is said; a recording that cannot teach (another sentence,
@@ -39,19 +38,8 @@ public struct EnrollmentRecorder {
         // Two minutes: a slow alignment never loses audio, and a test device that delivers
         // faster than real time (ALSA's file plugin) can deliver all twenty sentences at once.
         let ring = SampleRing(capacity: 120 * producer.rate * producer.channels)
-        let finished = Atomic<Bool>(false)
-        let failure = Mutex<HeedError?>(nil)
-        let thread = Thread { [producer] in
-            do { try producer.run(into: ring, shouldStop: shouldStop) } catch { failure.withLock { $0 = error as? HeedError ?? HeedError(.internalFailure, "\(error)") } }
-            finished.store(true, ordering: .releasing)
-        }
-        thread.name = "heed-capture"
-        thread.start()
-        defer {
-            producer.requestStop()
-            thread.cancel()
-            while !finished.load(ordering: .acquiring) { usleep(1_000) }
-        }
+        let capture = CaptureThread(producer, into: ring, shouldStop: shouldStop)
+        defer { capture.stop() }
 
         var configuration = Endpointer.Configuration()
         configuration.sampleRate = rate
@@ -63,13 +51,13 @@ public struct EnrollmentRecorder {
         var interleaved: [Int16] = []
         /// Reads what the capture thread has; false when the input has ended and nothing is left.
         func read() throws(HeedError) -> Bool {
-            let inputDone = finished.load(ordering: .acquiring)
+            let inputDone = capture.isFinished
             interleaved.removeAll(keepingCapacity: true)
             ring.read(into: &interleaved)
             if ring.dropped > 0 { throw HeedError(.unavailable, "audio was lost while recording (the machine was too busy); run heed enroll again") }
             if interleaved.isEmpty {
                 if inputDone {
-                    if let error = failure.withLock({ $0 }) { throw error }
+                    if let error = capture.failure { throw error }
                     return false
                 }
                 usleep(5_000)

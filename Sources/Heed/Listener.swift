@@ -83,14 +83,7 @@ public final class Listener {
         var shortcutVersion: Int?
         try refreshShortcuts(since: &shortcutVersion, onEvent: onEvent)
         var shortcutsChecked = ContinuousClock.now
-        let finished = Atomic<Bool>(false)
-        let failure = Mutex<HeedError?>(nil)
-        let thread = Thread { [producer] in
-            do { try producer.run(into: ring, shouldStop: shouldStop) } catch { failure.withLock { $0 = error as? HeedError ?? HeedError(.internalFailure, "\(error)") } }
-            finished.store(true, ordering: .releasing)
-        }
-        thread.name = "heed-capture"
-        thread.start()
+        let capture = CaptureThread(producer, into: ring, shouldStop: shouldStop)
 
         var stream = recognizer.makeStream(decodesAhead: true)
         var resampler = Resampler(from: producer.rate, to: recognizer.sampleRate)
@@ -101,7 +94,7 @@ public final class Listener {
         var reason: HeedError?
         defer { producer.requestStop() }
         while true {
-            let inputDone = finished.load(ordering: .acquiring)
+            let inputDone = capture.isFinished
             interleaved.removeAll(keepingCapacity: true)
             ring.read(into: &interleaved)
             if !interleaved.isEmpty {
@@ -140,7 +133,7 @@ public final class Listener {
             if interleaved.isEmpty { usleep(5_000) }
         }
         if reason == nil {
-            if let error = failure.withLock({ $0 }) {
+            if let error = capture.failure {
                 reason = error
             } else {
                 do {
@@ -150,9 +143,7 @@ public final class Listener {
                 }
             }
         }
-        producer.requestStop()
-        thread.cancel()
-        while !finished.load(ordering: .acquiring) { usleep(1_000) }
+        capture.stop()
         onEvent(.stopped(error: reason, seconds: Double(stream.position) / Double(recognizer.sampleRate),
                          droppedSamples: ring.dropped / producer.channels, deviceOverruns: producer.deviceOverruns))
     }
@@ -174,6 +165,36 @@ public final class Listener {
             for channel in 0..<channels { sum += Int(interleaved[start + channel]) }
             return Int16(sum / channels)
         }
+    }
+}
+
+/// A producer running on its own thread ("heed-capture") until its input ends or `stop()`.
+final class CaptureThread: Sendable {
+    private let producer: Producer
+    private let finished = Atomic<Bool>(false)
+    private let failed = Mutex<HeedError?>(nil)
+
+    init(_ producer: Producer, into ring: SampleRing, shouldStop: @escaping @Sendable () -> Bool) {
+        self.producer = producer
+        let thread = Thread { [self] in
+            do { try producer.run(into: ring, shouldStop: shouldStop) } catch {
+                failed.withLock { $0 = error as? HeedError ?? HeedError(.internalFailure, "\(error)") }
+            }
+            finished.store(true, ordering: .releasing)
+        }
+        thread.name = "heed-capture"
+        thread.start()
+    }
+
+    /// The input ended or failed (everything captured is in the ring by then).
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
+    /// Why capture stopped, if it failed.
+    var failure: HeedError? { failed.withLock { $0 } }
+
+    /// Asks capture to stop and waits until it has.
+    func stop() {
+        producer.requestStop()
+        while !isFinished { usleep(1_000) }
     }
 }
 
