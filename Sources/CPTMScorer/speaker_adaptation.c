@@ -348,6 +348,23 @@ void heed_ptm_speaker_shifts(struct ps_decoder_s *decoder, double const *statist
     }
 }
 
+unsigned long long heed_ptm_model_fingerprint(struct ps_decoder_s *decoder) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    if (s == NULL)
+        return 0;
+    gauden_t *g = s->g;
+    unsigned long long hash = 0xcbf29ce484222325ULL;  // FNV-1a, 64-bit
+    for (int cb = 0; cb < g->n_mgau; ++cb)
+        for (int stream = 0; stream < g->n_feat; ++stream)
+            for (int kind = 0; kind < 2; ++kind) {
+                unsigned char const *bytes = (unsigned char const *)(kind == 0 ? g->mean[cb][stream][0] : g->var[cb][stream][0]);
+                size_t size = (size_t)g->n_density * g->featlen[stream] * sizeof(mfcc_t);
+                for (size_t i = 0; i < size; ++i)
+                    hash = (hash ^ bytes[i]) * 0x100000001b3ULL;
+            }
+    return hash;
+}
+
 void heed_ptm_shift_means(struct ps_decoder_s *decoder, float const *shifts) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
     if (s == NULL || shifts == NULL)

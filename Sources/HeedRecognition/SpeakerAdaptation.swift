@@ -4,7 +4,9 @@ import Foundation
 /// What enrollment learned about one speaker: how far each phone's Gaussians move towards the way
 /// they say it (Sources/CPTMScorer/speaker_adaptation.c). Stored as JSON by `heed enroll`.
 public struct SpeakerProfile: Codable, Equatable, Sendable {
-    /// The shape of the model the shifts belong to: codebooks x feature dimensions.
+    /// The trained model the shifts belong to (a hash of its means and variances, hex).
+    public var model: String
+    /// Its shape: codebooks x feature dimensions.
     public var codebooks: Int
     public var dimensions: Int
     /// codebooks x dimensions values, codebook by codebook.
@@ -13,7 +15,8 @@ public struct SpeakerProfile: Codable, Equatable, Sendable {
     public var phrases: Int
     public var speechSeconds: Double
 
-    public init(codebooks: Int, dimensions: Int, shifts: [Float], phrases: Int, speechSeconds: Double) {
+    public init(model: String, codebooks: Int, dimensions: Int, shifts: [Float], phrases: Int, speechSeconds: Double) {
+        self.model = model
         self.codebooks = codebooks
         self.dimensions = dimensions
         self.shifts = shifts
@@ -98,7 +101,7 @@ public struct SpeakerEnrollment: Sendable {
             statistics.withUnsafeBufferPointer { heed_ptm_speaker_shifts(decoder.pointer, $0.baseAddress, priorFrames, buffer.baseAddress) }
             initialized = count
         }
-        return SpeakerProfile(codebooks: count / max(dimensions, 1), dimensions: dimensions, shifts: shifts,
+        return SpeakerProfile(model: decoder.modelFingerprint, codebooks: count / max(dimensions, 1), dimensions: dimensions, shifts: shifts,
                               phrases: phrases, speechSeconds: Double(speechFrames) / Double(decoder.frameRate))
     }
 }
@@ -148,15 +151,23 @@ extension Decoder {
         return index < 0 ? nil : Int(index)
     }
 
+    /// The trained model's fingerprint (see `SpeakerProfile.model`).
+    var modelFingerprint: String { String(heed_ptm_model_fingerprint(pointer), radix: 16) }
+
     /// Moves the model's Gaussians to `profile`'s speaker: from now on every decode, and every
-    /// noise adaptation, starts from the moved model.
+    /// noise adaptation, starts from the moved model. Once per decoder: a profile fits only the
+    /// trained model it was made from.
     public func apply(_ profile: SpeakerProfile) throws(RecognitionError) {
         let count = heed_ptm_speaker_shift_count(pointer)
-        guard count > 0, profile.shifts.count == count, profile.dimensions == Int(heed_ptm_feature_dimensions(pointer)) else {
-            throw RecognitionError(kind: .model, function: "heed_ptm_shift_means",
-                                   message: "the speaker profile was made for another acoustic model (\(profile.codebooks) x \(profile.dimensions) values)")
-        }
         restoreAcousticModel()
+        guard count > 0, profile.shifts.count == count, profile.dimensions == Int(heed_ptm_feature_dimensions(pointer)),
+              profile.model == modelFingerprint else {
+            throw RecognitionError(kind: .model, function: "heed_ptm_shift_means",
+                                   message: "the speaker profile was made for another acoustic model (or this one already has a speaker); enroll again with this model")
+        }
+        guard profile.shifts.allSatisfy(\.isFinite) else {
+            throw RecognitionError(kind: .model, function: "heed_ptm_shift_means", message: "the speaker profile has values that are not numbers")
+        }
         profile.shifts.withUnsafeBufferPointer { heed_ptm_shift_means(pointer, $0.baseAddress) }
         resetTrainedGaussians()
     }

@@ -99,10 +99,10 @@ import Testing
         #expect(invalid.stderr.contains("is not a speaker profile (make one with `heed enroll`)"), "\(invalid.stderr)")
     }
 
-    /// A profile of the right form but the wrong size (another model's) is a configuration error.
+    /// A profile of the right form and size but for other Gaussians (another model's) is a configuration error.
     @Test func aProfileForAnotherModelIsExit78() throws {
         let other = try Fixtures.temporaryDirectory().appendingPathComponent("other.json")
-        try Data(#"{"codebooks":2,"dimensions":39,"phrases":1,"speechSeconds":1,"shifts":[\#(Array(repeating: "0", count: 78).joined(separator: ","))]}"#.utf8).write(to: other)
+        try Data(#"{"model":"0","codebooks":42,"dimensions":39,"phrases":1,"speechSeconds":1,"shifts":[\#(Array(repeating: "0", count: 42 * 39).joined(separator: ","))]}"#.utf8).write(to: other)
         let result = try CLI.run(["recognize", "--speaker", other.path, "Audio/demo/stop.wav"])
         #expect(result.status == 78)
         #expect(result.stderr.contains("the speaker profile was made for another acoustic model"), "\(result.stderr)")

@@ -92,11 +92,34 @@ import Testing
         #expect(enrollment.phrases == 1)
     }
 
-    /// A profile with the wrong number of values (another model's) is refused before the model changes.
+    /// A profile for another model (another shape, or the same shape but other Gaussians), one
+    /// for a model that already has a speaker, or one with values that are not numbers is
+    /// refused, and the model is left as it was.
     @Test func aProfileForAnotherModelIsRefused() throws {
         let decoder = try Decoder()
-        let wrong = SpeakerProfile(codebooks: 2, dimensions: 39, shifts: [Float](repeating: 1, count: 78), phrases: 1, speechSeconds: 1)
-        let error = #expect(throws: RecognitionError.self) { try decoder.apply(wrong) }
-        #expect(error?.message.contains("another acoustic model") == true)
+        let trained = decoder.modelFingerprint
+        let shifts = [Float](repeating: 0.5, count: 42 * 39)
+        let profiles = [
+            SpeakerProfile(model: trained, codebooks: 2, dimensions: 39, shifts: [Float](repeating: 1, count: 78), phrases: 1, speechSeconds: 1),
+            SpeakerProfile(model: "0", codebooks: 42, dimensions: 39, shifts: shifts, phrases: 1, speechSeconds: 1),
+        ]
+        for profile in profiles {
+            let error = #expect(throws: RecognitionError.self) { try decoder.apply(profile) }
+            #expect(error?.message.contains("another acoustic model") == true)
+            #expect(decoder.modelFingerprint == trained)
+        }
+        var notNumbers = shifts
+        notNumbers[7] = .nan
+        let error = #expect(throws: RecognitionError.self) {
+            try decoder.apply(SpeakerProfile(model: trained, codebooks: 42, dimensions: 39, shifts: notNumbers, phrases: 1, speechSeconds: 1))
+        }
+        #expect(error?.message.contains("not numbers") == true)
+        #expect(decoder.modelFingerprint == trained)
+        // Once applied, the model is no longer the trained one: a second profile does not stack.
+        try decoder.apply(SpeakerProfile(model: trained, codebooks: 42, dimensions: 39, shifts: shifts, phrases: 1, speechSeconds: 1))
+        #expect(decoder.modelFingerprint != trained)
+        #expect(throws: RecognitionError.self) {
+            try decoder.apply(SpeakerProfile(model: trained, codebooks: 42, dimensions: 39, shifts: shifts, phrases: 1, speechSeconds: 1))
+        }
     }
 }

@@ -104,6 +104,10 @@ long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistic
 /// worth `prior_frames` frames (heed_ptm_speaker_shift_count floats into `shifts`).
 void heed_ptm_speaker_shifts(struct ps_decoder_s *decoder, double const *statistics, double prior_frames, float *shifts);
 
+/// A hash of the model's means and variances as they are now (0 when the scorer is not
+/// installed): a profile records the trained model's, and is applied only to that model.
+unsigned long long heed_ptm_model_fingerprint(struct ps_decoder_s *decoder);
+
 /// Adds `shifts` to every Gaussian mean of each codebook.
 void heed_ptm_shift_means(struct ps_decoder_s *decoder, float const *shifts);
 
