@@ -134,7 +134,6 @@ static int align(gauden_t const *g, float const *features, long frames, int dime
     double *score = malloc(sizeof(double) * (size_t)states), *next = malloc(sizeof(double) * (size_t)states);
     int *back = malloc(sizeof(int) * (size_t)states * frames);
     double *fit = malloc(sizeof(double) * (size_t)phones);
-    // entry[j]: the earliest state a path may come from into state j's phone (skipping optional phones).
     int ok = score && next && back && fit;
     if (ok) {
         for (int j = 0; j < states; ++j)
@@ -271,8 +270,11 @@ long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistic
         }
     }
     double ln_base = log(logmath_get_base(g->lmath));
+    int required = 0;  // phones that cannot be skipped: each takes at least STATES_PER_PHONE frames
+    for (int p = 0; p < count; ++p)
+        required += !optional[p];
     double path_score = 0;
-    if (frames < count * STATES_PER_PHONE ||
+    if (frames < (long)required * STATES_PER_PHONE ||
         !align(g, features, frames, dimensions, codebooks, optional, count, aligned, ln_base, &path_score)) {
         result = HEED_SPEAKER_NO_ALIGNMENT;
         goto done;

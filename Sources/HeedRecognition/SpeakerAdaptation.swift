@@ -24,7 +24,8 @@ public struct SpeakerProfile: Codable, Equatable, Sendable {
         self.speechSeconds = speechSeconds
     }
 
-    /// The largest shift of any phone, in standard cepstral units: how far this speaker is from the model.
+    /// The largest shift of any phone and feature, in the model's feature units (for a report;
+    /// espeak-ng's voices reach 21-35, a human reader near the model 7).
     public var largestShift: Float { shifts.map(abs).max() ?? 0 }
 }
 
