@@ -8,7 +8,9 @@ struct Enroll: ParsableCommand {
         discussion: """
             The model was trained on American English. A speaker whose vowels sit elsewhere (a \
             British "start" and "stop") fits it less well, and in noise that decides between two \
-            commands. Enrollment moves each phone of the model towards how this speaker says it.
+            commands. Enrollment moves each phone of the model towards how this speaker says it. \
+            Enroll a speaker whose commands the model mishears: on voices it already hears well, \
+            enrollment gained little and let more near misses through (BENCHMARKS.md).
 
             With --record DIR, heed asks for twenty sentences that cover the sounds of English, \
             one at a time, and records each from the microphone (--device) as it is read; one \
