@@ -9,7 +9,7 @@ public struct EnrollmentRecorder {
     public enum Event: Sendable, Equatable {
         /// Read this sentence now (`number` counts from 1).
         case prompt(number: Int, of: Int, sentence: String)
-        /// The sentence was heard and learned; its recording is `samples` long at the model's rate.
+        /// The sentence was heard and learned from a recording `seconds` long.
         case learned(number: Int, seconds: Double)
         /// The recording could not be used (why), and the same sentence is asked for again.
         case retry(number: Int, why: String)
@@ -35,9 +35,11 @@ public struct EnrollmentRecorder {
                        shouldStop: @escaping @Sendable () -> Bool = { false }, onEvent: (Event) -> Void) throws(HeedError) -> [[Int16]] {
         let rate = enrollment.sampleRate
         let producer = try Producer(source: source, targetRate: rate, maxSeconds: maxSeconds, shouldStop: shouldStop)
-        // Two minutes: a slow alignment never loses audio, and a test device that delivers
-        // faster than real time (ALSA's file plugin) can deliver all twenty sentences at once.
-        let ring = SampleRing(capacity: 120 * producer.rate * producer.channels)
+        // Half a minute, so a slow alignment never loses audio; or all of `maxSeconds` (up to ten
+        // minutes), so a test device that delivers faster than real time (ALSA's file plugin) can
+        // deliver it at once.
+        let seconds = Int(min(600, max(30, (maxSeconds ?? 0).rounded(.up))))
+        let ring = SampleRing(capacity: seconds * producer.rate * producer.channels)
         let capture = CaptureThread(producer, into: ring, shouldStop: shouldStop)
         defer { capture.stop() }
 
@@ -90,7 +92,7 @@ public struct EnrollmentRecorder {
                         consumed += frame
                     }
                     if start == nil, Double(consumed) > timeout * Double(rate) {
-                        throw HeedError(.badInput, "heard nothing for \(Int(timeout)) s after sentence \(index + 1); is the microphone on and loud enough?")
+                        throw HeedError(.badInput, "heard nothing for \(Int(timeout)) s after asking for sentence \(index + 1); is the microphone on and loud enough?")
                     }
                     if let end, audio.count >= end + tail { break }
                     guard try read() else {

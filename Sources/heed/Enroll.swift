@@ -54,7 +54,7 @@ struct Enroll: ParsableCommand {
         if list != nil && record != nil { throw ValidationError("give a list of recordings or --record DIR, not both") }
         guard list != nil || record != nil else { throw ValidationError("name the list of recordings, or use --record DIR (or --prompts)") }
         guard output != nil else { throw ValidationError("--output FILE.json is required") }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if let duration, !(duration > 0 && duration <= 1e7) { throw ValidationError("--duration must be between 0 and 10000000 seconds") }
     }
 
     func run() throws {

@@ -59,7 +59,7 @@ struct Listen: ParsableCommand {
     @OptionGroup var appOptions: AppOptions
 
     func validate() throws {
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if let duration, !(duration > 0 && duration <= 1e7) { throw ValidationError("--duration must be between 0 and 10000000 seconds") }
         if !(0.1...600).contains(buffer) { throw ValidationError("--buffer must be between 0.1 and 600 seconds") }
         if partials < 0 { throw ValidationError("--partials must be 0 (off) or a positive interval") }
         if let reconnect, !(0.05...3600).contains(reconnect) { throw ValidationError("--reconnect must be between 0.05 and 3600 seconds") }

@@ -156,6 +156,16 @@ import Testing
         #expect(try Data(contentsOf: again) == Data(contentsOf: profile))
     }
 
+    /// A duration that is not a positive number of seconds (nan, inf, or too large to count in
+    /// samples) is a usage error, not a crash, for --record as for listen.
+    @Test(arguments: ["nan", "inf", "1e300", "0"]) func aDurationMustBeANumberOfSeconds(duration: String) throws {
+        for arguments in [["enroll", "--record", "/tmp/never", "--output", "/tmp/never.json"], ["listen"]] {
+            let result = try CLI.run(arguments + ["--duration", duration])
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("--duration must be between 0 and 10000000 seconds"))
+        }
+    }
+
     @Test func listAndRecordTogetherIsAUsageError() throws {
         let result = try CLI.run(["enroll", "Audio/enroll/en/enroll.txt", "--record", "/tmp/x", "--output", "/tmp/y.json"])
         #expect(result.status == 64)
