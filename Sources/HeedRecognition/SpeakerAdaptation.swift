@@ -160,8 +160,12 @@ extension Decoder {
     /// trained model it was made from.
     public func apply(_ profile: SpeakerProfile) throws(RecognitionError) {
         let count = heed_ptm_speaker_shift_count(pointer)
+        guard count > 0 else {
+            throw RecognitionError(kind: .model, function: "heed_ptm_shift_means",
+                                   message: "speaker profiles need Heed's own Gaussian scorer (not --stock-gaussians) and a PTM acoustic model like Debian's en-us")
+        }
         restoreAcousticModel()
-        guard count > 0, profile.shifts.count == count, profile.dimensions == Int(heed_ptm_feature_dimensions(pointer)),
+        guard profile.shifts.count == count, profile.dimensions == Int(heed_ptm_feature_dimensions(pointer)),
               profile.model == modelFingerprint else {
             throw RecognitionError(kind: .model, function: "heed_ptm_shift_means",
                                    message: "the speaker profile was made for another acoustic model (or this one already has a speaker); enroll again with this model")
