@@ -10,7 +10,8 @@ struct Enroll: ParsableCommand {
             British "start" and "stop") fits it less well, and in noise that decides between two \
             commands. Enrollment moves each phone of the model towards how this speaker says it. \
             Enroll a speaker whose commands the model mishears: on voices it already hears well, \
-            enrollment gained little and let more near misses through (BENCHMARKS.md).
+            enrollment gained little and let more near misses through. A profile is for its \
+            speaker only: other voices decoded with it lose commands (BENCHMARKS.md).
 
             With --record DIR, heed asks for twenty sentences that cover the sounds of English, \
             one at a time, and records each from the microphone (--device) as it is read; one \
