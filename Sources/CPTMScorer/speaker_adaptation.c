@@ -127,14 +127,14 @@ static double codebook_score(gauden_t const *g, int cb, float const *frame, doub
 }
 
 // Viterbi over the states of `codebooks` (STATES_PER_PHONE per phone; `optional` phones may be
-// skipped). Fills `aligned` with each frame's phone index. Returns 0 when no path fits the frames.
-static int align(gauden_t const *g, float const *features, long frames, int dimensions, int const *codebooks,
-                 unsigned char const *optional, int phones, int *aligned, double ln_base, double *path_score) {
+// skipped), with `fits` each frame's score under every codebook (frames x n_mgau). Fills `aligned`
+// with each frame's phone index. Returns 0 when no path fits the frames.
+static int align(int n_mgau, double const *fits, long frames, int const *codebooks,
+                 unsigned char const *optional, int phones, int *aligned, double *path_score) {
     int states = phones * STATES_PER_PHONE;
     double *score = malloc(sizeof(double) * (size_t)states), *next = malloc(sizeof(double) * (size_t)states);
     int *back = malloc(sizeof(int) * (size_t)states * frames);
-    double *fit = malloc(sizeof(double) * (size_t)phones);
-    int ok = score && next && back && fit;
+    int ok = score && next && back;
     if (ok) {
         for (int j = 0; j < states; ++j)
             score[j] = -INFINITY;
@@ -145,9 +145,7 @@ static int align(gauden_t const *g, float const *features, long frames, int dime
                 break;
         }
         for (long t = 0; t < frames; ++t) {
-            float const *frame = features + (size_t)t * dimensions;
-            for (int p = 0; p < phones; ++p)
-                fit[p] = codebook_score(g, codebooks[p], frame, ln_base);
+            double const *fit = fits + (size_t)t * n_mgau;
             for (int j = 0; j < states; ++j) {
                 int p = j / STATES_PER_PHONE;
                 double best = score[j];
@@ -170,7 +168,7 @@ static int align(gauden_t const *g, float const *features, long frames, int dime
                 } else if (best == -INFINITY) {
                     from = -1;
                 }
-                next[j] = best == -INFINITY ? -INFINITY : best + fit[p];
+                next[j] = best == -INFINITY ? -INFINITY : best + fit[codebooks[p]];
                 back[(size_t)t * states + j] = from;
             }
             memcpy(score, next, sizeof(double) * (size_t)states);
@@ -199,7 +197,6 @@ static int align(gauden_t const *g, float const *features, long frames, int dime
     free(score);
     free(next);
     free(back);
-    free(fit);
     return ok;
 }
 
@@ -231,17 +228,26 @@ long heed_ptm_speaker_shift_count(struct ps_decoder_s *decoder) {
 
 // Statistics layout, per codebook: `dimensions` numerators (sum of posterior x precision x (frame -
 // mean)), `dimensions` denominators (sum of posterior x precision), then the frame count.
+// Every codebook's score for every frame (frames x n_mgau), computed once for the alignment and
+// for the yardstick it is judged by.
+static double *codebook_scores(gauden_t const *g, float const *features, long frames, int dimensions, double ln_base) {
+    double *fits = malloc(sizeof(double) * (size_t)frames * g->n_mgau);
+    if (fits != NULL)
+        for (long t = 0; t < frames; ++t)
+            for (int cb = 0; cb < g->n_mgau; ++cb)
+                fits[(size_t)t * g->n_mgau + cb] = codebook_score(g, cb, features + (size_t)t * dimensions, ln_base);
+    return fits;
+}
+
 // The best any sequence of the model's phones could fit the frames (each frame its best codebook,
 // durations ignored): the yardstick for how well the alignment to the words fits.
-static double free_score(gauden_t const *g, float const *features, long frames, int dimensions, double ln_base) {
+static double free_score(double const *fits, long frames, int n_mgau) {
     double total = 0;
     for (long t = 0; t < frames; ++t) {
         double best = -INFINITY;
-        for (int cb = 0; cb < g->n_mgau; ++cb) {
-            double score = codebook_score(g, cb, features + (size_t)t * dimensions, ln_base);
-            if (score > best)
-                best = score;
-        }
+        for (int cb = 0; cb < n_mgau; ++cb)
+            if (fits[(size_t)t * n_mgau + cb] > best)
+                best = fits[(size_t)t * n_mgau + cb];
         total += best;
     }
     return total;
@@ -259,6 +265,7 @@ long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistic
     int *codebooks = malloc(sizeof(int) * (size_t)count);
     int *aligned = malloc(sizeof(int) * (size_t)(frames > 0 ? frames : 1));
     double *posterior = malloc(sizeof(double) * (size_t)g->n_density);
+    double *fits = NULL;
     long result = HEED_SPEAKER_UNSUPPORTED;
     if (codebooks == NULL || aligned == NULL || posterior == NULL)
         goto done;
@@ -275,12 +282,13 @@ long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistic
         required += !optional[p];
     double path_score = 0;
     if (frames < (long)required * STATES_PER_PHONE ||
-        !align(g, features, frames, dimensions, codebooks, optional, count, aligned, ln_base, &path_score)) {
+        (fits = codebook_scores(g, features, frames, dimensions, ln_base)) == NULL ||
+        !align(g->n_mgau, fits, frames, codebooks, optional, count, aligned, &path_score)) {
         result = HEED_SPEAKER_NO_ALIGNMENT;
         goto done;
     }
     fit->log_likelihood = path_score / frames;
-    fit->shortfall = free_score(g, features, frames, dimensions, ln_base) / frames - fit->log_likelihood;
+    fit->shortfall = free_score(fits, frames, g->n_mgau) / frames - fit->log_likelihood;
     if (fit->shortfall > max_shortfall) {
         result = HEED_SPEAKER_MISMATCH;
         goto done;
@@ -325,6 +333,7 @@ done:
     free(codebooks);
     free(aligned);
     free(posterior);
+    free(fits);
     return result;
 }
 

@@ -49,9 +49,9 @@ public final class Enrollment {
     /// Adds a recording of `text`, samples at the model's rate.
     public func add(samples: [Int16], saying text: String) throws(HeedError) {
         do { try authorization.verify() } catch { throw HeedError(error) }
-        let words = Self.words(of: text)
+        // Spelled as contexts are: lower case, punctuation off, "two-percent" as its parts if need be.
+        let (words, missing) = ContextCompiler.spell(Context.words(text), for: decoder)
         guard !words.isEmpty else { throw HeedError(.badInput, "no words to enroll with") }
-        let missing = words.filter { decoder.pronunciation(of: $0) == nil }
         guard missing.isEmpty else {
             throw HeedError(.configuration, "not in the pronunciation dictionary: \(missing.joined(separator: ", "))")
         }
@@ -69,14 +69,6 @@ public final class Enrollment {
 
     /// The profile the phrases so far call for.
     public func profile() -> SpeakerProfile { statistics.profile(for: decoder) }
-
-    /// Lower-case words as the dictionary spells them; punctuation other than apostrophes dropped.
-    static func words(of text: String) -> [String] {
-        let kept = text.lowercased().map { (character: Character) -> Character in
-            character.isLetter || character.isNumber || character == "'" ? character : " "
-        }
-        return String(kept).split(separator: " ").map(String.init)
-    }
 
     /// Sentences to read for enrollment: the Harvard sentences' first lists, which cover the
     /// sounds of English in their usual proportions. None is a built-in command.
