@@ -193,7 +193,16 @@ static void codebook_eval(ptm_mgau_t *s, mfcc_t **z, int frame) {
     }
 }
 
+// What codebook_norm and senone_eval took off this frame's scores, for heed_ptm_end_score_offsets.
+static _Thread_local struct {
+    ptm_mgau_t *scorer;
+    int32 norms;  // the streams' norms summed, for the frame being scored
+    int32 *offsets;
+    long frames, capacity;
+} score_offsets;
+
 static void codebook_norm(ptm_mgau_t *s) {
+    score_offsets.norms = 0;
     for (int j = 0; j < s->g->n_feat; ++j) {
         int32 norm = WORST_SCORE;
         for (int i = 0; i < s->g->n_mgau; ++i) {
@@ -202,6 +211,7 @@ static void codebook_norm(ptm_mgau_t *s) {
             if (norm < s->f->topn[i][j][0].score >> SENSCR_SHIFT)
                 norm = s->f->topn[i][j][0].score >> SENSCR_SHIFT;
         }
+        score_offsets.norms += norm;
         for (int i = 0; i < s->g->n_mgau; ++i) {
             if (bitvec_is_clear(s->f->mgau_active, i))
                 continue;
@@ -230,8 +240,8 @@ static void calc_cb_active(ptm_mgau_t *s, uint8 *senone_active, int32 n_senone_a
     }
 }
 
-static void senone_eval(ptm_mgau_t *s, int16 *senone_scores, uint8 *senone_active,
-                        int32 n_senone_active, int compall) {
+static int senone_eval(ptm_mgau_t *s, int16 *senone_scores, uint8 *senone_active,
+                       int32 n_senone_active, int compall) {
     int bestscore = 0x7fffffff;
 
     memset(senone_scores, 0, s->n_sen * sizeof(*senone_scores));
@@ -272,6 +282,50 @@ static void senone_eval(ptm_mgau_t *s, int16 *senone_scores, uint8 *senone_activ
     }
     for (int i = 0; i < s->n_sen; ++i)
         senone_scores[i] -= bestscore;
+    return bestscore;
+}
+
+// A search scores only the senones its active HMMs need, and each frame's scores are taken
+// relative to the best of those: two searches over the same frames report acoustic scores on
+// different scales. The offset puts a frame's scores back on the model's own.
+static void record_score_offset(ptm_mgau_t *s, int frame, int bestscore) {
+    if (score_offsets.scorer != s || frame < 0)
+        return;
+    if (frame >= score_offsets.capacity) {
+        long capacity = score_offsets.capacity == 0 ? 1024 : score_offsets.capacity;
+        while (capacity <= frame)
+            capacity *= 2;
+        int32 *grown = realloc(score_offsets.offsets, sizeof(int32) * (size_t)capacity);
+        if (grown == NULL) {  // offsets for part of the frames would be wrong, not missing
+            free(score_offsets.offsets);
+            memset(&score_offsets, 0, sizeof(score_offsets));
+            return;
+        }
+        score_offsets.offsets = grown;
+        score_offsets.capacity = capacity;
+    }
+    for (long f = score_offsets.frames; f < frame; ++f)
+        score_offsets.offsets[f] = 0;
+    score_offsets.offsets[frame] = bestscore - score_offsets.norms;
+    if (frame >= score_offsets.frames)
+        score_offsets.frames = frame + 1;
+}
+
+int heed_ptm_begin_score_offsets(struct ps_decoder_s *decoder) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    score_offsets.scorer = s;
+    score_offsets.frames = 0;
+    return s != NULL;
+}
+
+long heed_ptm_end_score_offsets(int *out, long capacity) {
+    long count = score_offsets.scorer == NULL ? 0 : score_offsets.frames;
+    score_offsets.scorer = NULL;
+    if (count > capacity)
+        count = capacity;
+    if (count > 0)
+        memcpy(out, score_offsets.offsets, sizeof(int32) * (size_t)count);
+    return count;
 }
 
 static int frame_eval(struct ps_mgau *ps, int16 *senone_scores, uint8 *senone_active,
@@ -291,7 +345,10 @@ static int frame_eval(struct ps_mgau *ps, int16 *senone_scores, uint8 *senone_ac
         codebook_eval(s, featbuf, frame);
         codebook_norm(s);
     }
-    senone_eval(s, senone_scores, senone_active, n_senone_active, compallsen);
+    int bestscore = senone_eval(s, senone_scores, senone_active, n_senone_active, compallsen);
+    // Past frames keep the offset they were first scored with: their norms are not kept.
+    if (frame >= ps->frame_idx)
+        record_score_offset(s, frame, bestscore);
     return 0;
 }
 

@@ -102,19 +102,19 @@ public struct RecognizerOptions: Sendable {
     /// best any sequence of sounds can fit those frames, and rejected when the command's own
     /// acoustic fit falls short of it by more than this many log units per frame (nil: never).
     /// Speech that is not a command but was forced onto the nearest command path fits it worse
-    /// than a real command does. Chosen on Audio/coffee and Audio/home, see BENCHMARKS.md.
-    public var verificationMarginPerFrame: Double? = 12
-    /// The margin for noisy utterances (see `noiseSuppressionRangeDB`): noise fits a free phone
-    /// loop better than it fits a command's silences, so real commands fall further short. At 12
-    /// the contexts lost 93 of 1512 commands in noise to save 45 false acceptances; at 20, 22 for 30.
-    public var noisyVerificationMarginPerFrame: Double? = 20
+    /// than a real command does. Both fits are on the model's own scale (`Hypothesis.frameScoreOffsets`).
+    /// Chosen on Audio/builtins, coffee, home and workshop (BENCHMARKS.md, "Verification on the
+    /// model's own scale"): clean, 403 of 426 commands and no false acceptance of 110 at 15.
+    public var verificationMarginPerFrame: Double? = 15
+    /// The margin for noisy utterances (see `noiseSuppressionRangeDB`) whose model is not adapted
+    /// to the noise (background talk, clatter, mild noise): noise fits a free phone loop better
+    /// than it fits a command's silences, so real commands fall further short. Clatter at 12 dB:
+    /// 390 commands and 6 false acceptances at 18, 392 and 10 at 20.
+    public var noisyVerificationMarginPerFrame: Double? = 18
     /// The margin for decodes with the model adapted to the noise (`noiseAdaptation`), in place of
-    /// the noisy one (nil: that one). With the adapted model's wider Gaussians, a tighter margin
-    /// rejects more near misses for fewer commands than with the means alone: pink noise at 6 dB,
-    /// all suites, 306 of 426 commands and 10 of 122 false acceptances at 15, against 314 and 21 at
-    /// 20 and 313 and 14 at 17; the means alone gave 279 and 11 at 15 (BENCHMARKS.md, "Wider
-    /// Gaussians in noise").
-    public var adaptedVerificationMarginPerFrame: Double? = 15
+    /// the noisy one (nil: that one). Pink noise at 12 / 6 dB: 385 / 304 commands and 6 / 9 false
+    /// acceptances at 16, 381 / 299 and 5 / 6 at 15, 386 / 311 and 8 / 10 at 17.
+    public var adaptedVerificationMarginPerFrame: Double? = 16
     /// A decoded command must hold at least this many seconds of voiced speech (nil: no check;
     /// see `Voicing`). Every command has a vowel; a burst of clatter decoded as "done" has none.
     /// Chosen on Audio/* with room noises (BENCHMARKS.md, "Voicing"): with clatter at 12 dB,

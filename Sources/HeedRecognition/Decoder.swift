@@ -86,17 +86,28 @@ public struct Hypothesis: Equatable, Sendable {
     /// grammar"): what the decoder heard, but not a whole sentence of the grammar.
     public var reachedFinalState = true
 
+    /// What Heed's scorer took off each frame's senone scores (empty when it is not installed).
+    /// PocketSphinx scores only the senones a search's active HMMs need, relative to the best of
+    /// them, so the same word on the same frames scores differently in a small grammar and a
+    /// large one; with these subtracted, the scores are on the model's own scale.
+    public var frameScoreOffsets: [Int32] = []
+
     /// The acoustic fit of the whole path, fillers included, without the grammar's weights.
-    public var acousticScore: Int64 { words.reduce(0) { $0 + Int64($1.acousticScore) } }
+    public var acousticScore: Int64 {
+        words.reduce(0) { $0 + Int64($1.acousticScore) } - frameScoreOffsets.reduce(0) { $0 + Int64($1) }
+    }
 
     /// The acoustic fit of the frames in `frames`: each segment's score in proportion to how
     /// many of its frames fall inside, so two paths through the same audio compare frame for frame.
     public func acousticScore(frames: ClosedRange<Int>) -> Double {
-        words.reduce(0) { total, segment in
+        let path = words.reduce(0.0) { total, segment in
             let overlap = min(segment.endFrame, frames.upperBound) - max(segment.startFrame, frames.lowerBound) + 1
             guard overlap > 0 else { return total }
             return total + Double(segment.acousticScore) * Double(overlap) / Double(segment.endFrame - segment.startFrame + 1)
         }
+        let lower = max(frames.lowerBound, 0), upper = min(frames.upperBound + 1, frameScoreOffsets.count)
+        let offsets = lower < upper ? frameScoreOffsets[lower..<upper].reduce(0.0) { $0 + Double($1) } : 0
+        return path - offsets
     }
 
     public var spokenWords: [WordSegment] { words.filter { !$0.isFiller } }
@@ -408,6 +419,7 @@ public final class Decoder {
         // A new stream per utterance numbers its frames from zero, so word times are relative to
         // the audio we fed for this utterance.
         ps_start_stream(decoder)
+        heed_ptm_begin_score_offsets(decoder)
         dither = 1
         guard ps_start_utt(decoder) == 0 else {
             throw RecognitionError(kind: .decoding, function: "ps_start_utt", message: "cannot start an utterance (no grammar active?)")
@@ -458,17 +470,24 @@ public final class Decoder {
         // frame, wherever in the grammar it is; afterwards only from the final state. Taken now
         // (a backtrace, no lattice), it is the fallback when no path reached the final state.
         let partial = segments()
-        guard ps_end_utt(decoder) >= 0 else {
+        let status = ps_end_utt(decoder)
+        // ps_end_utt scores the last frames, so the offsets are complete only now.
+        let frames = Int(ps_get_n_frames(decoder))
+        let offsets = [Int32](unsafeUninitializedCapacity: frames) { buffer, initialized in
+            initialized = heed_ptm_end_score_offsets(buffer.baseAddress, frames)
+        }
+        guard status >= 0 else {
             throw RecognitionError(kind: .decoding, function: "ps_end_utt", message: "the decoder failed to finish the utterance")
         }
         var score: Int32 = 0
-        let frames = Int(ps_get_n_frames(decoder))
         guard ps_get_hyp(decoder, &score) != nil else {
             var failed = Hypothesis(words: partial, score: 0, alternatives: [], frameCount: frames)
             failed.reachedFinalState = false
+            failed.frameScoreOffsets = offsets
             return failed
         }
         var hypothesis = Hypothesis(words: segments(), score: score, alternatives: [], frameCount: frames)
+        hypothesis.frameScoreOffsets = offsets
         guard wanted(hypothesis) else { return hypothesis }
         hypothesis.alternatives = nBest(limit: Self.alternativesKept)
         // The A* search over the lattice can miss the path the decoder chose (when its best-path

@@ -32,13 +32,13 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Adapt the acoustic model to the steady noise of each noisy utterance (default on; not to background talk, and only with the webrtc suppressor).", valueName: "on|off"))
     var noiseAdaptation: Switch?
 
-    @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame (default 12; sets the two below as well); 0 turns verification off.", valueName: "LOG-UNITS"))
+    @Option(help: ArgumentHelp("Reject a decoded command whose acoustic fit falls short of a free phone loop's by more than this per frame (default 15; sets the two below as well); 0 turns verification off.", valueName: "LOG-UNITS"))
     var verifyMargin: Double?
 
-    @Option(help: ArgumentHelp("The same for utterances heard through noise (default 20; sets the one below as well); 0 turns it off there.", valueName: "LOG-UNITS"))
+    @Option(help: ArgumentHelp("The same for utterances heard through noise (default 18; sets the one below as well); 0 turns it off there.", valueName: "LOG-UNITS"))
     var noisyVerifyMargin: Double?
 
-    @Option(help: ArgumentHelp("The same for noisy utterances decoded with the model adapted to their noise (default 15); 0 uses the noisy margin.", valueName: "LOG-UNITS"))
+    @Option(help: ArgumentHelp("The same for noisy utterances decoded with the model adapted to their noise (default 16); 0 uses the noisy margin.", valueName: "LOG-UNITS"))
     var adaptedVerifyMargin: Double?
 
     @Option(help: ArgumentHelp("How far a frame may stray from the adapted model where noise dominates, in natural-log units (default 0.5); 0 adapts the means only.", valueName: "LOG-UNITS"))

@@ -381,6 +381,47 @@ import Testing
         #expect(hypothesis.acousticScore(frames: 10...29) == -400)
         #expect(hypothesis.acousticScore(frames: 5...34) == -50 - 400 - 25)
         #expect(hypothesis.acousticScore(frames: 40...50) == 0)
+        // Each frame's offset comes off the frames counted, and only those.
+        var onModelScale = hypothesis
+        onModelScale.frameScoreOffsets = [Int32](repeating: 2, count: 40)
+        #expect(onModelScale.acousticScore == hypothesis.acousticScore - 80)
+        #expect(onModelScale.acousticScore(frames: 10...29) == -400 - 40)
+        #expect(onModelScale.acousticScore(frames: 35...50) == -25 - 10)
+        #expect(onModelScale.acousticScore(frames: 40...50) == 0)
+    }
+
+    /// PocketSphinx scores only the senones a search's active HMMs need, each frame relative to
+    /// the best of them, so a path's acoustic score depends on what else the search was
+    /// considering. With each frame's offset taken off, it is on the model's own scale: the same
+    /// as when every senone is scored (-compallsen), where the raw scores differ. Utterance
+    /// verification compares a command's path with a phone loop's this way.
+    @Test func acousticScoresAreOnTheModelsOwnScale() throws {
+        let audio = try samples(Fixtures.audio.appendingPathComponent("demo/stop.wav"))
+        var grammar = Grammar()
+        grammar.addPhrase(["stop"])
+        grammar.addGarbageLoop(units: ["go", "yes", "time", "open", "music", "number"], penalty: 1e-10)
+        func decodeStop(_ configuration: DecoderConfiguration) throws -> Hypothesis {
+            let decoder = try Decoder(configuration: configuration)
+            try decoder.add(grammar, named: "stop")
+            try decoder.select("stop")
+            return try decode(decoder, audio)
+        }
+        var everySenone = DecoderConfiguration()
+        everySenone.arguments["-compallsen"] = "yes"
+        let active = try decodeStop(DecoderConfiguration())
+        let all = try decodeStop(everySenone)
+        #expect(active.text == "stop")
+        #expect(active.words.map(\.word) == all.words.map(\.word) && active.words.map(\.startFrame) == all.words.map(\.startFrame))
+        // Every scored frame has its offset (the search ends one frame before the feature count).
+        #expect(active.frameScoreOffsets.count >= active.frameCount - 1 && !active.frameScoreOffsets.isEmpty)
+        let frames = 0...(active.frameCount - 1)
+        var raw = (active, all)
+        raw.0.frameScoreOffsets = []
+        raw.1.frameScoreOffsets = []
+        let rawGap = abs(raw.0.acousticScore(frames: frames) - raw.1.acousticScore(frames: frames)) / Double(frames.count)
+        let gap = abs(active.acousticScore(frames: frames) - all.acousticScore(frames: frames)) / Double(frames.count)
+        #expect(rawGap > 1, "the raw scores should depend on the senones scored")
+        #expect(gap < 0.05, "on the model's scale: \(gap) per frame apart")
     }
 
     @Test func missingModelIsAClearError() {

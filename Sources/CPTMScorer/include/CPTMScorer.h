@@ -57,6 +57,16 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
 /// background talk ~0.6). -1 when there is too little audio.
 double heed_noise_variability(struct ps_decoder_s *decoder, short const *samples, long count);
 
+/// Starts keeping, for each frame `decoder` scores on this thread from frame 0 of the next
+/// utterance, what was taken off its scores to make them relative (see ptm_scorer.c). Returns 0
+/// when the scorer is not installed.
+int heed_ptm_begin_score_offsets(struct ps_decoder_s *decoder);
+
+/// Stops keeping them; copies at most `capacity` frames' offsets into `out` and returns how many
+/// frames there were. A path's acoustic score minus its frames' offsets is on the model's own
+/// scale, comparable between searches.
+long heed_ptm_end_score_offsets(int *out, long capacity);
+
 // MARK: Speaker adaptation (speaker_adaptation.c)
 
 /// How many feature values a frame has (all streams), 0 when the scorer is not installed.
