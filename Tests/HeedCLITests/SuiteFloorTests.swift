@@ -53,10 +53,10 @@ import Testing
 
     /// Intents that share their words ("start the lathe", "stop the lathe", "start recording")
     /// in five voices, three of them British, at two speeds, and near misses (BENCHMARKS.md,
-    /// "Accents": 225/240, 2/40 false).
+    /// "Verification on the model's own scale": 226/240, 0/40 false; 2/40 before it).
     @Test func workshopContext() async throws {
         let clean = try #require(try await run(["Audio/workshop"])["clean"])
-        #expect(clean.acceptance >= 0.9 && clean.falseAcceptance <= 0.075, "\(clean)")
+        #expect(clean.acceptance >= 0.9 && clean.falseAcceptance <= 0.026, "\(clean)")
     }
 
     /// Non-rhotic English says "start" without its r, which the General American dictionary
@@ -147,6 +147,17 @@ import Testing
         let fade = try #require(try await run(arguments)["pink @ 12 dB"])
         #expect(fade.acceptance >= gate.acceptance + 3.0 / 336, "fade \(fade), hard gate \(gate)")
         #expect(fade.falseAcceptance <= gate.falseAcceptance - 2.0 / 68, "fade \(fade), hard gate \(gate)")
+    }
+
+    /// Verification compares a command's fit with the phone loop's on the model's own scale
+    /// (`Hypothesis.frameScoreOffsets`). On the same run as the test above (Audio/home and
+    /// Audio/workshop in pink noise at 12 dB; BENCHMARKS.md, "Verification on the model's own
+    /// scale"): 314/336 commands and 6/68 false acceptances, against 308/336 and 10/68 when the two
+    /// fits were compared as PocketSphinx reports them.
+    @Test func verificationOnTheModelsScaleTurnsAwayNearMissesInNoise() async throws {
+        let arguments = ["Audio/home", "Audio/workshop", "--noise", "Audio/noise/pink.wav", "--snr", "12", "--no-clean"]
+        let rates = try #require(try await run(arguments)["pink @ 12 dB"])
+        #expect(rates.acceptance >= 310.0 / 336 && rates.falseAcceptance <= 7.0 / 68, "\(rates)")
     }
 
     /// Enrollment moves the model towards a voice it fits badly: en_m3, a British voice, in the
