@@ -28,13 +28,13 @@ import Testing
     }
 
     /// en_f4, a British voice, says "turn off the band saw" and "shut down the lathe": as trained,
-    /// the model hears "turn on" and nothing; enrolled from her twenty sentences, both are right.
+    /// the model hears "turn on" both times; enrolled from her twenty sentences, both are right.
     @Test func anEnrolledVoiceIsHeardRight() throws {
         let speaker = try profile(of: "en_f4")
         let off = Intent(name: "machineOff", slots: ["machine": "band saw"])
         #expect(try intents("machineOff-05-en_f4-175.wav", speaker: nil) == [Intent(name: "machineOn", slots: ["machine": "band saw"])])
         #expect(try intents("machineOff-05-en_f4-175.wav", speaker: speaker) == [off])
-        #expect(try intents("machineOff-07-en_f4-175.wav", speaker: nil) == [])
+        #expect(try intents("machineOff-07-en_f4-175.wav", speaker: nil) == [Intent(name: "machineOn", slots: ["machine": "lathe"])])
         #expect(try intents("machineOff-07-en_f4-175.wav", speaker: speaker) == [Intent(name: "machineOff", slots: ["machine": "lathe"])])
     }
 
