@@ -313,18 +313,21 @@ static void record_score_offset(ptm_mgau_t *s, int frame, int bestscore) {
 
 int heed_ptm_begin_score_offsets(struct ps_decoder_s *decoder) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
+    free(score_offsets.offsets);
+    memset(&score_offsets, 0, sizeof(score_offsets));
     score_offsets.scorer = s;
-    score_offsets.frames = 0;
     return s != NULL;
 }
 
 long heed_ptm_end_score_offsets(int *out, long capacity) {
     long count = score_offsets.scorer == NULL ? 0 : score_offsets.frames;
-    score_offsets.scorer = NULL;
     if (count > capacity)
         count = capacity;
-    if (count > 0)
+    if (count > 0 && out != NULL)
         memcpy(out, score_offsets.offsets, sizeof(int32) * (size_t)count);
+    // Freed each time, as the enrollment's recording is: a thread that ends leaves nothing behind.
+    free(score_offsets.offsets);
+    memset(&score_offsets, 0, sizeof(score_offsets));
     return count;
 }
 

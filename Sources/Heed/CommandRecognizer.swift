@@ -108,8 +108,8 @@ public struct RecognizerOptions: Sendable {
     public var verificationMarginPerFrame: Double? = 15
     /// The margin for noisy utterances (see `noiseSuppressionRangeDB`) whose model is not adapted
     /// to the noise (background talk, clatter, mild noise): noise fits a free phone loop better
-    /// than it fits a command's silences, so real commands fall further short. Clatter at 12 dB:
-    /// 390 commands and 6 false acceptances at 18, 392 and 10 at 20.
+    /// than it fits a command's silences, so real commands fall further short. Clatter at 12 dB over
+    /// the four command suites: 390 commands and 6 false acceptances at 18, 392 and 10 at 20.
     public var noisyVerificationMarginPerFrame: Double? = 18
     /// The margin for decodes with the model adapted to the noise (`noiseAdaptation`), in place of
     /// the noisy one (nil: that one). Pink noise at 12 / 6 dB: 385 / 304 commands and 6 / 9 false

@@ -75,12 +75,16 @@ import Testing
     /// noise at 12 dB, 230/240 commands and 6/40 false without, 230/240 and 2/40 with it; since the
     /// adaptation fades out, which rejects two of those near misses itself, 230/240 and 4/40
     /// without, 229/240 and 2/40 with). Off by default for its CPU cost, so the test turns it on.
+    /// Since verification compares on the model's own scale, it turns those near misses away by
+    /// itself (1/40 false with whole phrases, and 1/40 with the option): the option must not lose
+    /// what whole phrases take, and whole phrases must keep the near misses out.
     @Test func nearMissesInNoiseCanLeaveThePhrase() async throws {
         let arguments = ["Audio/workshop", "--noise", "Audio/noise/brown.wav", "--snr", "12", "--no-clean"]
         let whole = try #require(try await run(arguments)["brown @ 12 dB"])
         let partial = try #require(try await run(arguments + ["--noisy-garbage-inside", "1e-3"])["brown @ 12 dB"])
-        #expect(partial.falseAcceptance <= whole.falseAcceptance - 2.0 / 40, "part-way \(partial), whole phrases \(whole)")
-        #expect(partial.acceptance >= whole.acceptance - 2.0 / 240, "part-way \(partial), whole phrases \(whole)")
+        #expect(whole.falseAcceptance <= 1.0 / 40 + 1e-6, "whole phrases \(whole)")
+        #expect(partial.falseAcceptance <= whole.falseAcceptance + 1e-6, "part-way \(partial), whole phrases \(whole)")
+        #expect(partial.acceptance >= whole.acceptance - 2.0 / 240 - 1e-6, "part-way \(partial), whole phrases \(whole)")
     }
 
     /// Whole exchanges (questions, confirmations, timeouts): every one must come out right.
@@ -163,7 +167,8 @@ import Testing
     /// Enrollment moves the model towards a voice it fits badly: en_m3, a British voice, in the
     /// four suites (102 commands, 15 non-commands) with and without the profile `heed enroll`
     /// makes from its twenty sentences in Audio/enroll (BENCHMARKS.md, "Enrollment": clean 94 ->
-    /// 101, pink 12 dB 84 -> 93 commands; false acceptance 1 -> 1 and 2 -> 1).
+    /// 101, pink 12 dB 84 -> 93 commands; false acceptance 1 -> 1 and 2 -> 1; pink 12 dB 86 -> 91
+    /// since verification compares on the model's own scale).
     @Test func enrollmentHearsABritishVoice() async throws {
         let suites = try Self.voiceView("en_m3", of: ["builtins", "coffee", "home", "workshop"])
         let profile = try Fixtures.temporaryDirectory().appendingPathComponent("en_m3.speaker.json")
@@ -173,8 +178,9 @@ import Testing
         let trained = try await run(arguments), adapted = try await run(arguments + ["--speaker", profile.path])
         for condition in ["clean", "pink @ 12 dB"] {
             let before = try #require(trained[condition]), after = try #require(adapted[condition])
-            #expect(after.acceptance >= before.acceptance + 5.0 / 102, "\(condition): enrolled \(after), as trained \(before)")
-            #expect(after.falseAcceptance <= before.falseAcceptance + 1.0 / 15, "\(condition): enrolled \(after), as trained \(before)")
+            // Rates are counts over 102 and 15: a millionth of slack, so a gain of exactly the floor passes.
+            #expect(after.acceptance >= before.acceptance + 5.0 / 102 - 1e-6, "\(condition): enrolled \(after), as trained \(before)")
+            #expect(after.falseAcceptance <= before.falseAcceptance + 1.0 / 15 + 1e-6, "\(condition): enrolled \(after), as trained \(before)")
         }
     }
 
