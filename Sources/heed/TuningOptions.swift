@@ -65,7 +65,7 @@ struct TuningOptions: ParsableArguments {
     @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
-    @Flag(help: ArgumentHelp("Score frames with PocketSphinx's own Gaussian evaluation instead of Heed's interleaved one (the same scores, slower; for comparison).", visibility: .hidden))
+    @Flag(help: ArgumentHelp("Score frames with PocketSphinx's own Gaussian evaluation instead of Heed's interleaved one (the same scores, slower; for comparison). It reports no score offsets, so verification then compares fits on two scales, as before Heed's scorer kept them.", visibility: .hidden))
     var stockGaussians = false
 
     @Option(help: ArgumentHelp("Move the model towards the speaker enrolled in this profile (made by `heed enroll`).", valueName: "FILE.json"))
