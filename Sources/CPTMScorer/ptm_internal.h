@@ -7,6 +7,7 @@
 #define HEED_PTM_INTERNAL_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include <pocketsphinx.h>
 #include <sphinxbase/bitvec.h>
@@ -110,5 +111,21 @@ ptm_mgau_t *heed_installed_scorer(struct ps_decoder_s *decoder);
 /// Copies a scored frame's features when a recording for `s` is running on this thread
 /// (speaker_adaptation.c).
 void heed_ptm_record_frame(ptm_mgau_t *s, mfcc_t **features, int frame);
+
+// Grows a per-frame buffer (`frame_bytes` per frame) so that `frame` fits, doubling from
+// `first_capacity` frames. Returns the buffer, or NULL after freeing it when memory ran out.
+static inline void *heed_grow_frame_buffer(void *buffer, long *capacity, int frame, long first_capacity,
+                                           size_t frame_bytes) {
+    long grown_capacity = *capacity == 0 ? first_capacity : *capacity;
+    while (grown_capacity <= frame)
+        grown_capacity *= 2;
+    void *grown = realloc(buffer, frame_bytes * (size_t)grown_capacity);
+    if (grown == NULL) {
+        free(buffer);
+        return NULL;
+    }
+    *capacity = grown_capacity;
+    return grown;
+}
 
 #endif

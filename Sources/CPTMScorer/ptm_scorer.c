@@ -292,17 +292,11 @@ static void record_score_offset(ptm_mgau_t *s, int frame, int bestscore) {
     if (score_offsets.scorer != s || frame < 0)
         return;
     if (frame >= score_offsets.capacity) {
-        long capacity = score_offsets.capacity == 0 ? 1024 : score_offsets.capacity;
-        while (capacity <= frame)
-            capacity *= 2;
-        int32 *grown = realloc(score_offsets.offsets, sizeof(int32) * (size_t)capacity);
-        if (grown == NULL) {  // offsets for part of the frames would be wrong, not missing
-            free(score_offsets.offsets);
+        score_offsets.offsets = heed_grow_frame_buffer(score_offsets.offsets, &score_offsets.capacity, frame, 1024, sizeof(int32));
+        if (score_offsets.offsets == NULL) {  // offsets for part of the frames would be wrong, not missing
             memset(&score_offsets, 0, sizeof(score_offsets));
             return;
         }
-        score_offsets.offsets = grown;
-        score_offsets.capacity = capacity;
     }
     for (long f = score_offsets.frames; f < frame; ++f)
         score_offsets.offsets[f] = 0;

@@ -68,17 +68,12 @@ void heed_ptm_record_frame(ptm_mgau_t *s, mfcc_t **features, int frame) {
     if (recording.scorer != s || frame < 0)
         return;
     if (frame >= recording.capacity) {
-        long capacity = recording.capacity == 0 ? 512 : recording.capacity;
-        while (capacity <= frame)
-            capacity *= 2;
-        float *grown = realloc(recording.features, sizeof(float) * (size_t)capacity * recording.dimensions);
-        if (grown == NULL) {  // an incomplete recording is worse than none
-            free(recording.features);
+        recording.features = heed_grow_frame_buffer(recording.features, &recording.capacity, frame, 512,
+                                                    sizeof(float) * (size_t)recording.dimensions);
+        if (recording.features == NULL) {  // an incomplete recording is worse than none
             memset(&recording, 0, sizeof(recording));
             return;
         }
-        recording.features = grown;
-        recording.capacity = capacity;
     }
     float *row = recording.features + (size_t)frame * recording.dimensions;
     for (int stream = 0, at = 0; stream < s->g->n_feat; at += s->g->featlen[stream], ++stream)
