@@ -250,7 +250,7 @@ static double free_score(double const *fits, long frames, int n_mgau) {
 
 long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistics, float const *features,
                                  long frames, char const *const *phones, unsigned char const *optional, int count,
-                                 double max_shortfall, heed_speaker_fit *fit) {
+                                 double max_shortfall, float const *applied_shifts, heed_speaker_fit *fit) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
     if (s == NULL || features == NULL || count < 1)
         return HEED_SPEAKER_UNSUPPORTED;
@@ -297,6 +297,7 @@ long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistic
         double *numerator = statistics + (size_t)cb * (2 * dimensions + 1);
         double *denominator = numerator + dimensions;
         float const *frame = features + (size_t)t * dimensions;
+        float const *shift = applied_shifts == NULL ? NULL : applied_shifts + (size_t)cb * dimensions;
         for (int stream = 0, at = 0; stream < g->n_feat; at += g->featlen[stream], ++stream) {
             int featlen = g->featlen[stream];
             double best = -INFINITY, sum = 0;
@@ -315,7 +316,9 @@ long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistic
                 for (int dim = 0; dim < featlen; ++dim) {
                     size_t index = interleaved_index(cw, dim, featlen);
                     double precision = var[index];  // proportional to 1 / sigma^2
-                    numerator[at + dim] += gamma * precision * (frame[at + dim] - mean[index]);
+                    // Measured from the mean as trained: the shifted mean less its shift.
+                    double trained = mean[index] - (shift == NULL ? 0 : shift[at + dim]);
+                    numerator[at + dim] += gamma * precision * (frame[at + dim] - trained);
                     denominator[at + dim] += gamma * precision;
                 }
             }

@@ -184,6 +184,10 @@ public struct UtteranceStream {
             let (samples, noisy, steady) = audio(start..<min(end, position))
             utterance = try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy, steadyNoise: steady)
         }
+        if recognizer.options.learnsSpeaker, utterance?.understood == true {
+            let (samples, noisy, _) = audio(start..<min(end, position), judgingNoise: false)
+            try recognizer.learnSpeaker(from: utterance, samples: samples, noisy: noisy)
+        }
         trimHistory(before: end)
         return utterance
     }

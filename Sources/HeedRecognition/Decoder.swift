@@ -357,6 +357,10 @@ public final class Decoder {
     /// The trained Gaussians (means, variances and normalizing terms), copied before the first
     /// adaptation so every later one starts from them and `restoreAcousticModel` can put them back exactly.
     private var trainedGaussians: [Float]?
+    /// The shifts of the speaker the model is moved to (`apply(_:)`), and the trained model's
+    /// fingerprint from before they moved it.
+    public internal(set) var speakerShifts: [Float]?
+    var trainedFingerprint: String?
     /// Whether the model's Gaussians are adapted to some audio's noise now.
     public private(set) var isAdaptedToNoise = false
 
@@ -402,14 +406,20 @@ public final class Decoder {
 
     private func trainedGaussiansCopy() -> [Float]? {
         if let trainedGaussians { return trainedGaussians }
+        let copy = parameters()
+        guard !copy.isEmpty else { return nil }
+        trainedGaussians = copy
+        return copy
+    }
+
+    /// The Gaussians' parameters as they are now (empty when Heed's scorer is not installed).
+    func parameters() -> [Float] {
         let count = heed_ptm_parameter_count(decoder)
-        guard count > 0 else { return nil }
-        let copy = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+        guard count > 0 else { return [] }
+        return [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
             heed_ptm_copy_parameters(decoder, buffer.baseAddress)
             initialized = count
         }
-        trainedGaussians = copy
-        return copy
     }
 
     // MARK: Decoding

@@ -14,14 +14,20 @@ public struct SpeakerProfile: Codable, Equatable, Sendable {
     /// How much speech they were estimated from.
     public var phrases: Int
     public var speechSeconds: Double
+    /// What the shifts were computed from (per codebook: precision-weighted distances, precisions
+    /// and frames), so learning can go on from here (`SpeakerEnrollment(for:continuing:)`); nil
+    /// in profiles written before it was kept.
+    public var statistics: [Double]?
 
-    public init(model: String, codebooks: Int, dimensions: Int, shifts: [Float], phrases: Int, speechSeconds: Double) {
+    public init(model: String, codebooks: Int, dimensions: Int, shifts: [Float], phrases: Int, speechSeconds: Double,
+                statistics: [Double]? = nil) {
         self.model = model
         self.codebooks = codebooks
         self.dimensions = dimensions
         self.shifts = shifts
         self.phrases = phrases
         self.speechSeconds = speechSeconds
+        self.statistics = statistics
     }
 
     /// The largest shift of any phone and feature, in the model's feature units (for a report;
@@ -52,6 +58,22 @@ public struct SpeakerEnrollment: Sendable {
         statistics = [Double](repeating: 0, count: count)
     }
 
+    /// Goes on learning from where `profile` left off (one made for this decoder's model, with its
+    /// statistics kept).
+    public init(for decoder: Decoder, continuing profile: SpeakerProfile) throws(RecognitionError) {
+        try self.init(for: decoder)
+        guard profile.model == decoder.trainedModelFingerprint, let kept = profile.statistics, kept.count == statistics.count,
+              kept.allSatisfy(\.isFinite) else {
+            throw RecognitionError(kind: .model, function: "heed_ptm_accumulate_speaker",
+                                   message: profile.statistics == nil
+                                       ? "the speaker profile keeps no statistics to learn from (it was made by an older heed); enroll again"
+                                       : "the speaker profile was made for another acoustic model; enroll again with this model")
+        }
+        statistics = kept
+        phrases = profile.phrases
+        speechFrames = Int((profile.speechSeconds * Double(decoder.frameRate)).rounded())
+    }
+
     /// Adds a recording of `words` (said in a quiet room; the audio as the decoder takes it), and
     /// returns how well the model, as it is now, fits it: the aligned log-likelihood per frame.
     /// Throws when the words are not in the dictionary or the recording does not fit them.
@@ -71,10 +93,15 @@ public struct SpeakerEnrollment: Sendable {
             optional.append(1)
         }
         var fit = heed_speaker_fit()
+        let applied = decoder.speakerShifts
         let used = withCStrings(phones) { names in
             frames.features.withUnsafeBufferPointer { features in
-                heed_ptm_accumulate_speaker(decoder.pointer, &statistics, features.baseAddress, frames.count,
-                                            names, optional, Int32(phones.count), maxShortfallPerFrame, &fit)
+                // NULL when the model carries no speaker's shifts.
+                (applied ?? []).withUnsafeBufferPointer { shifts in
+                    heed_ptm_accumulate_speaker(decoder.pointer, &statistics, features.baseAddress, frames.count,
+                                                names, optional, Int32(phones.count), maxShortfallPerFrame,
+                                                applied == nil ? nil : shifts.baseAddress, &fit)
+                }
             }
         }
         if used == HEED_SPEAKER_MISMATCH {
@@ -102,8 +129,8 @@ public struct SpeakerEnrollment: Sendable {
             statistics.withUnsafeBufferPointer { heed_ptm_speaker_shifts(decoder.pointer, $0.baseAddress, priorFrames, buffer.baseAddress) }
             initialized = count
         }
-        return SpeakerProfile(model: decoder.modelFingerprint, codebooks: count / max(dimensions, 1), dimensions: dimensions, shifts: shifts,
-                              phrases: phrases, speechSeconds: Double(speechFrames) / Double(decoder.frameRate))
+        return SpeakerProfile(model: decoder.trainedModelFingerprint, codebooks: count / max(dimensions, 1), dimensions: dimensions, shifts: shifts,
+                              phrases: phrases, speechSeconds: Double(speechFrames) / Double(decoder.frameRate), statistics: statistics)
     }
 }
 
@@ -152,12 +179,15 @@ extension Decoder {
         return index < 0 ? nil : Int(index)
     }
 
-    /// The trained model's fingerprint (see `SpeakerProfile.model`).
+    /// The fingerprint of the model's Gaussians as they are now.
     var modelFingerprint: String { String(heed_ptm_model_fingerprint(pointer), radix: 16) }
 
+    /// The trained model's fingerprint (see `SpeakerProfile.model`), from before any speaker moved it.
+    var trainedModelFingerprint: String { trainedFingerprint ?? modelFingerprint }
+
     /// Moves the model's Gaussians to `profile`'s speaker: from now on every decode, and every
-    /// noise adaptation, starts from the moved model. Once per decoder: a profile fits only the
-    /// trained model it was made from.
+    /// noise adaptation, starts from the moved model. A profile fits only the trained model it was
+    /// made from; it replaces the speaker applied before, if any (a profile learned further).
     public func apply(_ profile: SpeakerProfile) throws(RecognitionError) {
         let count = heed_ptm_speaker_shift_count(pointer)
         guard count > 0 else {
@@ -166,14 +196,19 @@ extension Decoder {
         }
         restoreAcousticModel()
         guard profile.shifts.count == count, profile.dimensions == Int(heed_ptm_feature_dimensions(pointer)),
-              profile.model == modelFingerprint else {
+              profile.model == trainedModelFingerprint else {
             throw RecognitionError(kind: .model, function: "heed_ptm_shift_means",
-                                   message: "the speaker profile was made for another acoustic model (or this one already has a speaker); enroll again with this model")
+                                   message: "the speaker profile was made for another acoustic model; enroll again with this model")
         }
         guard profile.shifts.allSatisfy(\.isFinite) else {
             throw RecognitionError(kind: .model, function: "heed_ptm_shift_means", message: "the speaker profile has values that are not numbers")
         }
-        profile.shifts.withUnsafeBufferPointer { heed_ptm_shift_means(pointer, $0.baseAddress) }
+        // The means move by what the new shifts add to the old, so the trained means are never
+        // needed again (and a profile replaced many times drifts only by float rounding).
+        let change = speakerShifts.map { old in zip(profile.shifts, old).map { $0 - $1 } } ?? profile.shifts
+        trainedFingerprint = trainedModelFingerprint
+        change.withUnsafeBufferPointer { heed_ptm_shift_means(pointer, $0.baseAddress) }
+        speakerShifts = profile.shifts
         resetTrainedGaussians()
     }
 }

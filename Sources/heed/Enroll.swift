@@ -183,3 +183,37 @@ enum SpeakerProfileFile {
         try encoder.encode(profile).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 }
+
+/// `--learn-speaker FILE.json` for the commands that hear commands (recognize, listen): learn the
+/// speaker from their own commands, starting from FILE when it exists, and keep FILE up to date.
+struct SpeakerLearningOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Learn the speaker from the commands understood surely in quiet, as `heed enroll` does from sentences, and keep the profile in this file (read first when it exists, rewritten after each command learned). For one person's board: it learns everyone who speaks.",
+        valueName: "FILE.json"))
+    var learnSpeaker: String?
+
+    /// Turns learning on in `options`, from the profile in the file if there is one (66 when it
+    /// cannot be read, 65 when it is not a profile or keeps nothing to learn on).
+    func apply(to options: inout RecognizerOptions) throws {
+        guard let learnSpeaker else { return }
+        options.learnsSpeaker = true
+        guard FileManager.default.fileExists(atPath: learnSpeaker) else { return }
+        let profile = try SpeakerProfileFile.read(learnSpeaker)
+        guard profile.statistics != nil else {
+            Terminal.error("\(learnSpeaker) keeps no statistics to learn on (written by an older heed); enroll again, or give it to --speaker")
+            throw ExitCode(65)
+        }
+        options.speaker = profile
+    }
+
+    /// Writes what `recognizer` has learned when it learned more since `saved` phrases; returns the
+    /// phrases now saved. Exit 73 when the file cannot be written.
+    func save(_ recognizer: CommandRecognizer, after saved: Int) throws -> Int {
+        guard let learnSpeaker, let profile = recognizer.learnedSpeaker, profile.phrases != saved else { return saved }
+        do { try SpeakerProfileFile.write(profile, to: learnSpeaker) } catch {
+            Terminal.error("cannot write the speaker profile \(learnSpeaker): \(error.localizedDescription)")
+            throw ExitCode(73)
+        }
+        return profile.phrases
+    }
+}

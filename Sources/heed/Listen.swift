@@ -56,6 +56,7 @@ struct Listen: ParsableCommand {
     @Flag(help: "Leave out the phrases of donated shortcuts (see `heed shortcuts`); otherwise donations and deletions take effect within a second.")
     var noShortcuts = false
     @OptionGroup var tuning: TuningOptions
+    @OptionGroup var learning: SpeakerLearningOptions
     @OptionGroup var appOptions: AppOptions
 
     func validate() throws {
@@ -64,6 +65,9 @@ struct Listen: ParsableCommand {
         if partials < 0 { throw ValidationError("--partials must be 0 (off) or a positive interval") }
         if let reconnect, !(0.05...3600).contains(reconnect) { throw ValidationError("--reconnect must be between 0.05 and 3600 seconds") }
         if reconnect != nil && input != nil { throw ValidationError("--reconnect is for capture devices, not --input") }
+        if tuning.speaker != nil && learning.learnSpeaker != nil {
+            throw ValidationError("give --speaker or --learn-speaker, not both (--learn-speaker starts from its file)")
+        }
     }
 
     func run() throws {
@@ -88,6 +92,7 @@ struct Listen: ParsableCommand {
         let recognizer: CommandRecognizer
         let vocabulary = try vocabularyOptions.vocabulary()
         var options = try tuning.options()
+        try learning.apply(to: &options)
         vocabularyOptions.apply(to: &options)
         options.partialInterval = partials > 0 ? partials : nil
         do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech) } catch { throw error.exit() }
@@ -108,11 +113,19 @@ struct Listen: ParsableCommand {
         let runner = exec.map(IntentCommandRunner.init(command:))
         let speaker = speak ? Speaker() : nil
         var failure: HeedError?
+        var learned = options.speaker?.phrases ?? 0, learningFailed: ExitCode?
         let shortcuts = noShortcuts || vocabularyOptions.grammar != nil ? nil : try Shortcuts.store(stateDir: appOptions.stateDir)
         do {
             try Listener(source: source, recognizer: recognizer, bufferSeconds: buffer, maxSeconds: duration, shortcuts: shortcuts)
                 .run(shouldStop: { stopRequested.load(ordering: .relaxed) }) { event in
                     writer.write(event)
+                    if case .utterance = event, learningFailed == nil {
+                        // The profile is written as soon as it learns, so stopping loses nothing.
+                        do { learned = try learning.save(recognizer, after: learned) } catch {
+                            learningFailed = error as? ExitCode ?? ExitCode(73)
+                            stopRequested.store(true, ordering: .relaxed)
+                        }
+                    }
                     switch event {
                     case .utterance(let utterance) where utterance.understood && dialogue == nil:
                         runner?.run(for: utterance, json: EventWriter(json: true, dialogue: false).line(for: event))
@@ -142,6 +155,7 @@ struct Listen: ParsableCommand {
         }
         runner?.finish()
         speaker?.finish()
+        if let learningFailed { throw learningFailed }
         if let failure { throw ExitCode(failure.exitCode) }
     }
 }

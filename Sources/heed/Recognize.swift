@@ -35,15 +35,20 @@ struct Recognize: ParsableCommand {
 
     @OptionGroup var tuning: TuningOptions
 
+    @OptionGroup var learning: SpeakerLearningOptions
+
     @OptionGroup var appOptions: AppOptions
 
     func validate() throws {
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once") }
+        if tuning.speaker != nil && learning.learnSpeaker != nil {
+            throw ValidationError("give --speaker or --learn-speaker, not both (--learn-speaker starts from its file)")
+        }
     }
 
     func run() throws {
         // The gate comes before any audio: without speech recognition authorized, nothing is read or decoded.
-        let recognizer = try vocabularyOptions.recognizer(tuning: tuning, app: appOptions)
+        let recognizer = try vocabularyOptions.recognizer(tuning: tuning, app: appOptions, learning: learning)
         if !noShortcuts && vocabularyOptions.grammar == nil {
             let store = try Shortcuts.store(stateDir: appOptions.stateDir)
             do {
@@ -53,6 +58,7 @@ struct Recognize: ParsableCommand {
         let writer = UtteranceWriter(json: json ?? !Terminal.stdoutIsTerminal)
         var firstFailure: Int32?
         var audioSamples = 0
+        var learned = recognizer.options.speaker?.phrases ?? 0
         let started = ContinuousClock.now
         for input in inputs {
             do {
@@ -70,6 +76,7 @@ struct Recognize: ParsableCommand {
                 Terminal.error("\(input): \(error.message)")
                 firstFailure = firstFailure ?? error.exitCode
             }
+            learned = try learning.save(recognizer, after: learned)
             fflush(nil)
         }
         if Terminal.stderrIsTerminal, audioSamples > 0 {

@@ -44,8 +44,9 @@ extension VocabularyOptions {
     /// A recognizer for these words with `tuning`'s settings. The contexts are read first (one
     /// that does not parse ends the command), then the permission gate: without speech
     /// recognition authorized, nothing is read or decoded.
-    func recognizer(tuning: TuningOptions, app appOptions: AppOptions) throws -> CommandRecognizer {
+    func recognizer(tuning: TuningOptions, app appOptions: AppOptions, learning: SpeakerLearningOptions? = nil) throws -> CommandRecognizer {
         var options = try tuning.options()
+        try learning?.apply(to: &options)
         let vocabulary = try vocabulary()
         apply(to: &options)
         let authorization = try appOptions.speechRecognitionAuthorization()

@@ -106,9 +106,11 @@ typedef struct {
 /// that may be skipped), sets `fit`, and adds what the frames say about the speaker to
 /// `statistics`. Past `max_shortfall` the phones are not what was said, and nothing is added
 /// (HEED_SPEAKER_MISMATCH). Returns the number of speech frames used, or a HEED_SPEAKER_ error.
+/// `applied_shifts`: the speaker shifts the model's means carry now (NULL: none); the statistics
+/// stay relative to the means without them, so a speaker goes on being learned while decoded.
 long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistics, float const *features,
                                  long frames, char const *const *phones, unsigned char const *optional, int count,
-                                 double max_shortfall, heed_speaker_fit *fit);
+                                 double max_shortfall, float const *applied_shifts, heed_speaker_fit *fit);
 
 /// The shift of each codebook's means the statistics call for, pulled towards none by a prior
 /// worth `prior_frames` frames (heed_ptm_speaker_shift_count floats into `shifts`).
