@@ -27,6 +27,7 @@
 
 // Exported by libpocketsphinx (bin_mdef.h, not installed).
 extern int bin_mdef_ciphone_id(void *mdef, char const *ciphone);
+extern char const *bin_mdef_ciphone_str(void *mdef, int ci);
 
 #define STATES_PER_PHONE 3
 
@@ -335,26 +336,62 @@ done:
     return result;
 }
 
-void heed_ptm_speaker_shifts(struct ps_decoder_s *decoder, double const *statistics, double prior_frames, float *shifts) {
+// Silence and fillers ("SIL", "+NSN+", ...) are the room's: never shifted.
+static int is_speech_codebook(void *mdef, int cb) {
+    char const *name = bin_mdef_ciphone_str(mdef, cb);
+    return name != NULL && strcmp(name, "SIL") != 0 && name[0] != '+';
+}
+
+void heed_ptm_speaker_shifts(struct ps_decoder_s *decoder, double const *statistics, double prior_frames,
+                             double global_prior_frames, float *shifts) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
     if (s == NULL)
         return;
     gauden_t *g = s->g;
+    void *mdef = ((decoder_prefix_t *)decoder)->acmod->mdef;
     int dimensions = total_dimensions(g);
+    // What is common to all of the speaker's phones (the precision-weighted mean of every speech
+    // frame's distance), pulled towards none by its own prior: a phone heard in few frames, or
+    // none, moves this far. Without it, a phone heard and shifted fits the speaker better than
+    // all the phones not yet heard, and wins their frames too ("pause" heard as "start" after
+    // one "start" was learned).
+    double *global = calloc((size_t)dimensions, sizeof(double));
+    double *pooled = calloc((size_t)dimensions, sizeof(double));
+    if (global == NULL || pooled == NULL) {
+        free(global);
+        free(pooled);
+        memset(shifts, 0, sizeof(float) * (size_t)g->n_mgau * dimensions);
+        return;
+    }
+    double frames = 0;
+    if (global_prior_frames >= 0) {
+        for (int cb = 0; cb < g->n_mgau; ++cb) {
+            if (!is_speech_codebook(mdef, cb))
+                continue;
+            double const *numerator = statistics + (size_t)cb * (2 * dimensions + 1);
+            for (int d = 0; d < dimensions; ++d) {
+                global[d] += numerator[d];
+                pooled[d] += numerator[dimensions + d];
+            }
+            frames += numerator[2 * dimensions];
+        }
+        for (int d = 0; d < dimensions; ++d)
+            global[d] = pooled[d] > 0 ? global[d] / pooled[d] * frames / (frames + global_prior_frames) : 0;
+    }
     for (int cb = 0; cb < g->n_mgau; ++cb) {
         double const *numerator = statistics + (size_t)cb * (2 * dimensions + 1);
         double const *denominator = numerator + dimensions;
-        for (int stream = 0, at = 0; stream < g->n_feat; at += g->featlen[stream], ++stream) {
-            int featlen = g->featlen[stream];
-            for (int dim = 0; dim < featlen; ++dim) {
-                // Where the phone's frames say its Gaussians should be, pulled towards where they
-                // are by a prior worth `prior_frames` frames.
-                double seen = numerator[2 * dimensions];
-                shifts[(size_t)cb * dimensions + at + dim] =
-                    denominator[at + dim] > 0 ? (float)(numerator[at + dim] / denominator[at + dim] * seen / (seen + prior_frames)) : 0;
-            }
+        int speech = is_speech_codebook(mdef, cb);
+        double seen = numerator[2 * dimensions];
+        for (int d = 0; d < dimensions; ++d) {
+            // Where the phone's frames say its Gaussians should be, pulled towards the speaker-wide
+            // shift by a prior worth `prior_frames` frames.
+            double own = denominator[d] > 0 ? numerator[d] / denominator[d] : 0;
+            shifts[(size_t)cb * dimensions + d] = speech ? (float)((own * seen + global[d] * prior_frames) / (seen + prior_frames)) : 0;
         }
     }
+    free(global);
+    free(pooled);
 }
 
 unsigned long long heed_ptm_model_fingerprint(struct ps_decoder_s *decoder) {

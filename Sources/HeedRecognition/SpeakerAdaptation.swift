@@ -43,6 +43,9 @@ public struct SpeakerEnrollment: Sendable {
     /// How many frames of a phone it takes for its shift to go half-way to what they say
     /// (a MAP prior): phones heard little stay near the model.
     public var priorFrames = 20.0
+    /// The same for the speaker-wide shift that phones heard little (or not at all) move by; nil:
+    /// none, such phones stay where they were.
+    public var globalPriorFrames: Double? = 20
     /// A recording whose alignment to its words fits worse than the best phones could by more
     /// than this (natural log per frame) is not of those words. Measured: right words 1.0-2.9
     /// on Audio/enroll's five voices, 1.1-1.6 on the LibriVox reader of the shared corpus; a
@@ -126,7 +129,7 @@ public struct SpeakerEnrollment: Sendable {
         let count = heed_ptm_speaker_shift_count(decoder.pointer)
         let dimensions = Int(heed_ptm_feature_dimensions(decoder.pointer))
         let shifts = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-            statistics.withUnsafeBufferPointer { heed_ptm_speaker_shifts(decoder.pointer, $0.baseAddress, priorFrames, buffer.baseAddress) }
+            statistics.withUnsafeBufferPointer { heed_ptm_speaker_shifts(decoder.pointer, $0.baseAddress, priorFrames, globalPriorFrames ?? -1, buffer.baseAddress) }
             initialized = count
         }
         return SpeakerProfile(model: decoder.trainedModelFingerprint, codebooks: count / max(dimensions, 1), dimensions: dimensions, shifts: shifts,

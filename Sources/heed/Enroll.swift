@@ -193,11 +193,19 @@ struct SpeakerLearningOptions: ParsableArguments {
     var learnSpeaker: String?
 
     /// Turns learning on in `options`, from the profile in the file if there is one (66 when it
-    /// cannot be read, 65 when it is not a profile or keeps nothing to learn on).
+    /// cannot be read, 65 when it is not a profile or keeps nothing to learn on, 73 when it could
+    /// not be written: said before anything is heard, not after the first command).
     func apply(to options: inout RecognizerOptions) throws {
         guard let learnSpeaker else { return }
         options.learnsSpeaker = true
-        guard FileManager.default.fileExists(atPath: learnSpeaker) else { return }
+        let files = FileManager.default
+        let folder = URL(fileURLWithPath: learnSpeaker).deletingLastPathComponent().path
+        // Written whole or not at all: a new file beside it, renamed over it.
+        guard files.isWritableFile(atPath: folder), !files.fileExists(atPath: learnSpeaker) || files.isWritableFile(atPath: learnSpeaker) else {
+            Terminal.error("cannot write the speaker profile \(learnSpeaker)")
+            throw ExitCode(73)
+        }
+        guard files.fileExists(atPath: learnSpeaker) else { return }
         let profile = try SpeakerProfileFile.read(learnSpeaker)
         guard profile.statistics != nil else {
             Terminal.error("\(learnSpeaker) keeps no statistics to learn on (written by an older heed); enroll again, or give it to --speaker")

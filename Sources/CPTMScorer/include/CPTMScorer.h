@@ -112,9 +112,12 @@ long heed_ptm_accumulate_speaker(struct ps_decoder_s *decoder, double *statistic
                                  long frames, char const *const *phones, unsigned char const *optional, int count,
                                  double max_shortfall, float const *applied_shifts, heed_speaker_fit *fit);
 
-/// The shift of each codebook's means the statistics call for, pulled towards none by a prior
-/// worth `prior_frames` frames (heed_ptm_speaker_shift_count floats into `shifts`).
-void heed_ptm_speaker_shifts(struct ps_decoder_s *decoder, double const *statistics, double prior_frames, float *shifts);
+/// The shift of each codebook's means the statistics call for (heed_ptm_speaker_shift_count floats
+/// into `shifts`), pulled by a prior worth `prior_frames` frames towards the speaker-wide shift of
+/// all speech phones together, itself pulled towards none by `global_prior_frames` (negative: no
+/// speaker-wide shift, each phone pulled towards none). Silence and fillers are never shifted.
+void heed_ptm_speaker_shifts(struct ps_decoder_s *decoder, double const *statistics, double prior_frames,
+                             double global_prior_frames, float *shifts);
 
 /// A hash of the model's means and variances as they are now (0 when the scorer is not
 /// installed): a profile records the trained model's, and is applied only to that model.
