@@ -197,10 +197,12 @@ public final class CommandRecognizer {
         do {
             decoder = try Decoder(configuration: options.decoder)
             if let speaker = options.speaker { try decoder.apply(speaker) }
-            if options.learnsSpeaker, let speaker = options.speaker {
-                speakerLearning = try SpeakerEnrollment(for: decoder, continuing: speaker)
-            } else if options.learnsSpeaker {
-                speakerLearning = try SpeakerEnrollment(for: decoder)
+            if options.learnsSpeaker {
+                var learning = try SpeakerEnrollment(for: decoder)
+                if let speaker = options.speaker { learning = try SpeakerEnrollment(for: decoder, continuing: speaker) }
+                // A few commands teach a few phones: the rest must move with the speaker too.
+                learning.globalPriorFrames = 20
+                speakerLearning = learning
             }
         } catch { throw HeedError(error) }
         switch vocabulary {

@@ -43,9 +43,12 @@ public struct SpeakerEnrollment: Sendable {
     /// How many frames of a phone it takes for its shift to go half-way to what they say
     /// (a MAP prior): phones heard little stay near the model.
     public var priorFrames = 20.0
-    /// The same for the speaker-wide shift that phones heard little (or not at all) move by; nil:
-    /// none, such phones stay where they were.
-    public var globalPriorFrames: Double? = 20
+    /// Pull phones heard little (or not at all) towards the speaker-wide shift, what all the phones
+    /// heard have in common, itself worth this many frames against none (nil: towards no shift).
+    /// Learning from commands needs it: a few commands teach a few phones, which then fit the
+    /// speaker better than all the others and win their frames. Enrollment's sentences teach
+    /// every phone, and lost a few commands with it (BENCHMARKS.md, "Learning the speaker").
+    public var globalPriorFrames: Double?
     /// A recording whose alignment to its words fits worse than the best phones could by more
     /// than this (natural log per frame) is not of those words. Measured: right words 1.0-2.9
     /// on Audio/enroll's five voices, 1.1-1.6 on the LibriVox reader of the shared corpus; a
