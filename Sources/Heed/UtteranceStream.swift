@@ -73,6 +73,7 @@ public struct UtteranceStream {
     /// Like `feed`, and also reports where speech starts and, with `partialInterval`, the words
     /// heard so far (for live feedback).
     public mutating func feedEvents(_ samples: [Int16]) throws(HeedError) -> [Event] {
+        try learnPending()
         guard let suppressor else { return try consume(samples) }
         awaitingSuppressor.append(contentsOf: samples)
         let input = suppressorHighPass == nil ? samples : suppressorHighPass!.process(samples)
@@ -152,7 +153,19 @@ public struct UtteranceStream {
         if case .speechEnd(let at) = endpointer.finish(totalSamples: position), let utterance = try decode(upTo: at) {
             events += try hear(utterance)
         }
-        return events + (try converse(at: Double(position) / Double(recognizer.sampleRate)) { $0.finish() })
+        events += try converse(at: Double(position) / Double(recognizer.sampleRate)) { $0.finish() }
+        try learnPending()
+        return events
+    }
+
+    /// The last command understood, to learn the speaker from (`RecognizerOptions.learnsSpeaker`)
+    /// once it has been reported: learning is not on the way from speech to result.
+    private var pendingLearning: (utterance: Utterance, samples: [Int16], noisy: Bool)?
+
+    private mutating func learnPending() throws(HeedError) {
+        guard let pending = pendingLearning else { return }
+        pendingLearning = nil
+        try recognizer.learnSpeaker(from: pending.utterance, samples: pending.samples[...], noisy: pending.noisy)
     }
 
     /// An utterance, and what the conversation (if any) makes of it.
@@ -175,6 +188,8 @@ public struct UtteranceStream {
 
     private mutating func decode(upTo end: Int) throws(HeedError) -> Utterance? {
         guard let start = utteranceStart else { return nil }
+        // Several utterances in one feed (a file): each is learned from before the next.
+        try learnPending()
         utteranceStart = nil
         defer { decodedAhead = nil }
         let utterance: Utterance?
@@ -184,9 +199,9 @@ public struct UtteranceStream {
             let (samples, noisy, steady) = audio(start..<min(end, position))
             utterance = try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy, steadyNoise: steady)
         }
-        if recognizer.options.learnsSpeaker, utterance?.understood == true {
+        if recognizer.options.learnsSpeaker, let utterance, utterance.understood {
             let (samples, noisy, _) = audio(start..<min(end, position), judgingNoise: false)
-            try recognizer.learnSpeaker(from: utterance, samples: samples, noisy: noisy)
+            pendingLearning = (utterance, Array(samples), noisy)
         }
         trimHistory(before: end)
         return utterance

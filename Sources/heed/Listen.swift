@@ -119,8 +119,9 @@ struct Listen: ParsableCommand {
             try Listener(source: source, recognizer: recognizer, bufferSeconds: buffer, maxSeconds: duration, shortcuts: shortcuts)
                 .run(shouldStop: { stopRequested.load(ordering: .relaxed) }) { event in
                     writer.write(event)
-                    if case .utterance = event, learningFailed == nil {
-                        // The profile is written as soon as it learns, so stopping loses nothing.
+                    if learning.learnSpeaker != nil, learningFailed == nil {
+                        // A command is learned from just after it is reported; the profile is
+                        // written at the next event (it is cheap to ask), so stopping loses nothing.
                         do { learned = try learning.save(recognizer, after: learned) } catch {
                             learningFailed = error as? ExitCode ?? ExitCode(73)
                             stopRequested.store(true, ordering: .relaxed)
