@@ -9,12 +9,11 @@ and with --speaker. Non-commands without a voice in their name (coffee/none-*) a
 Each condition is reported for all four suites and for the three contexts alone (issue 4).
 Usage: make release && scripts/enrolled.py [--snr clean,12,6] [--noise pink] [-- extra heed test args]
 """
-import argparse, json, os, re, subprocess, tempfile
+import argparse, os, subprocess, tempfile
 
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-heed = os.path.join(root, ".build/release/heed")
+from voiceviews import heed, root, test, view, voice_of
+
 VOICES = ["en", "en_f4", "en_m3", "en-us", "en-us_f2"]
-SUITES = ["builtins", "coffee", "home", "workshop"]
 parser = argparse.ArgumentParser()
 parser.add_argument("--snr", default="clean,12,6", help="comma-separated; 'clean' for no noise")
 parser.add_argument("--noise", default="pink")
@@ -24,65 +23,15 @@ work = tempfile.mkdtemp(prefix="heed-enrolled-")
 env = dict(os.environ, HEED_STATE_DIR=os.path.join(work, "state"), HEED_POLICY=os.path.join(root, "Models/test-rig.policy.yml"))
 
 
-def voice_of(name):
-    match = re.search(r"-(en(?:-us)?(?:_[a-z0-9]+)?)(?:-\d+)?\.wav$", name)
-    return match.group(1) if match else None
-
-
-def view(voice):
-    """The suites' recordings by `voice`, as suites of their own (links to the WAVs)."""
-    suites = []
-    for suite in SUITES:
-        source = os.path.join(root, "Audio", suite)
-        target = os.path.join(work, voice, suite)
-        os.makedirs(target)
-        lines, files = [], 0
-        for line in open(os.path.join(source, "suite.yml")):
-            if line.startswith("contexts:"):
-                line = line.replace("../../Models", os.path.relpath(os.path.join(root, "Models"), target))
-            entry = re.match(r"\s+(\S+\.wav):", line)
-            if entry:
-                if voice_of(entry.group(1)) != voice:
-                    continue
-                os.symlink(os.path.join(source, entry.group(1)), os.path.join(target, entry.group(1)))
-                files += 1
-            lines.append(line)
-        if files:
-            open(os.path.join(target, "suite.yml"), "w").write("".join(lines))
-            suites.append(target)
-    return suites
-
-
 def run(suites, label, *options):
-    report = os.path.join(work, label + ".json")
-    conditions = []
-    for snr in args.snr.split(","):
-        if snr != "clean":
-            conditions.append(snr)
-    command = [heed, "test", "run", *suites, "--json", report, *options, *args.extra]
-    if conditions:
-        command += [arg for noise in args.noise.split(",") for arg in ("--noise", os.path.join(root, "Audio/noise", noise + ".wav"))]
-        command += ["--snr", ",".join(conditions)]
-        if "clean" not in args.snr.split(","):
-            command.append("--no-clean")
-    # heed test exits 1 when any recording fails; only a missing report is an error here.
-    subprocess.run(command, env=env, stdout=subprocess.DEVNULL)
-    results = {}
-    for condition in json.load(open(report))["conditions"]:
-        for scope, wanted in (("", None), (" contexts", "builtins")):
-            rows = [r for r in condition["results"] if r["suite"] != wanted]
-            positive = [r for r in rows if r["expected"] and r["expected"][0].get("understood") is not False]
-            accepted = sum(1 for r in positive if r["verdict"] == "passed")
-            false = sum(1 for r in rows if r not in positive and r["verdict"] != "passed")
-            results[condition["name"] + scope] = (accepted, len(positive), false, len(rows) - len(positive))
-    return results
+    return test(suites, os.path.join(work, label + ".json"), [*options, *args.extra], args.snr.split(","), args.noise.split(","), env)
 
 
 subprocess.run([heed, "auth", "grant", "speech-recognition"], env=env, stdout=subprocess.DEVNULL, check=True)
 totals = {}
 print(f"{'voice':10} {'condition':16} {'as trained':>20} {'enrolled':>20}")
 for voice in VOICES:
-    suites = view(voice)
+    suites = view(os.path.join(work, voice), lambda name: voice_of(name) == voice)
     profile = os.path.join(work, voice + ".speaker.json")
     subprocess.run([heed, "enroll", os.path.join(root, "Audio/enroll", voice, "enroll.txt"), "--output", profile],
                    env=env, stdout=subprocess.DEVNULL, check=True)

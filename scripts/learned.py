@@ -15,9 +15,8 @@ Usage: make release && scripts/learned.py [--snr clean,10] [--noise pink] [--voi
 """
 import argparse, json, os, re, subprocess, tempfile
 
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-heed = os.path.join(root, ".build/release/heed")
-SUITES = ["builtins", "coffee", "home", "workshop"]
+from voiceviews import heed, root, test, view, voice_of
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--snr", default="clean", help="comma-separated; 'clean' for no noise (learning is always from the clean fold)")
 parser.add_argument("--noise", default="pink")
@@ -29,11 +28,6 @@ work = tempfile.mkdtemp(prefix="heed-learned-")
 env = dict(os.environ, HEED_STATE_DIR=os.path.join(work, "state"), HEED_POLICY=os.path.join(root, "Models/test-rig.policy.yml"))
 
 
-def voice_of(name):
-    match = re.search(r"-(en(?:-us)?(?:_[a-z0-9]+)?)(?:-\d+)?\.wav$", name)
-    return match.group(1) if match else None
-
-
 def fold_of(name):
     speed = re.search(r"-(\d+)\.wav$", name)
     if speed:
@@ -42,59 +36,16 @@ def fold_of(name):
     return int(phrase.group(1)) % 2 if phrase else 0
 
 
-def view(voice, fold):
-    """The suites' recordings by `voice` in `fold`, as suites of their own (links to the WAVs),
-    with each suite's contexts."""
-    suites = []
-    for suite in SUITES:
-        source = os.path.join(root, "Audio", suite)
-        target = os.path.join(work, f"{voice}-{fold}", suite)
-        os.makedirs(target)
-        lines, files, contexts = [], [], []
-        for line in open(os.path.join(source, "suite.yml")):
-            if line.startswith("contexts:"):
-                contexts = [os.path.normpath(os.path.join(source, c.strip())) for c in line.split("[")[1].split("]")[0].split(",")]
-                line = line.replace("../../Models", os.path.relpath(os.path.join(root, "Models"), target))
-            entry = re.match(r"\s+(\S+\.wav):", line)
-            if entry:
-                if voice_of(entry.group(1)) != voice or fold_of(entry.group(1)) != fold:
-                    continue
-                os.symlink(os.path.join(source, entry.group(1)), os.path.join(target, entry.group(1)))
-                files.append(os.path.join(target, entry.group(1)))
-            lines.append(line)
-        if files:
-            open(os.path.join(target, "suite.yml"), "w").write("".join(lines))
-            suites.append((target, contexts, files))
-    return suites
-
-
-def test(suites, label, *options):
-    report = os.path.join(work, label + ".json")
-    conditions = [snr for snr in args.snr.split(",") if snr != "clean"]
-    command = [heed, "test", "run", *[suite for suite, _, _ in suites], "--json", report, *options, *args.extra]
-    if conditions:
-        command += [arg for noise in args.noise.split(",") for arg in ("--noise", os.path.join(root, "Audio/noise", noise + ".wav"))]
-        command += ["--snr", ",".join(conditions)]
-        if "clean" not in args.snr.split(","):
-            command.append("--no-clean")
-    # heed test exits 1 when any recording fails; only a missing report is an error here.
-    subprocess.run(command, env=env, stdout=subprocess.DEVNULL)
-    results = {}
-    for condition in json.load(open(report))["conditions"]:
-        for scope, left_out in (("", None), (" contexts", "builtins")):
-            rows = [r for r in condition["results"] if r["suite"] != left_out]
-            positive = [r for r in rows if r["expected"] and r["expected"][0].get("understood") is not False]
-            accepted = sum(1 for r in positive if r["verdict"] == "passed")
-            false = sum(1 for r in rows if r not in positive and r["verdict"] != "passed")
-            results[condition["name"] + scope] = (accepted, len(positive), false, len(rows) - len(positive))
-    return results
+def run(suites, label, *options):
+    return test(suites, os.path.join(work, label + ".json"), [*options, *args.extra], args.snr.split(","), args.noise.split(","), env)
 
 
 subprocess.run([heed, "auth", "grant", "speech-recognition"], env=env, stdout=subprocess.DEVNULL, check=True)
 totals = {}
 print(f"{'voice':9} {'fold':4} {'learned':>7} {'condition':18} {'as trained':>18} {'learned':>18}")
 for voice in args.voices.split(","):
-    folds = [view(voice, 0), view(voice, 1)]
+    folds = [view(os.path.join(work, f"{voice}-{fold}"), lambda name, fold=fold: voice_of(name) == voice and fold_of(name) == fold)
+             for fold in (0, 1)]
     for fold in (0, 1):
         profile = os.path.join(work, f"{voice}-{fold}.speaker.json")
         if args.enrolled:
@@ -107,8 +58,8 @@ for voice in args.voices.split(","):
             subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
         phrases = json.load(open(profile))["phrases"] if os.path.exists(profile) else 0
         suites = folds[1 - fold]
-        trained = test(suites, f"{voice}-{fold}-trained")
-        learned = test(suites, f"{voice}-{fold}-learned", "--speaker", profile) if phrases else trained
+        trained = run(suites, f"{voice}-{fold}-trained")
+        learned = run(suites, f"{voice}-{fold}-learned", "--speaker", profile) if phrases else trained
         for name in trained:
             a, n, f, m = trained[name]
             b, _, g, _ = learned[name]
