@@ -359,7 +359,7 @@ public final class Decoder {
     private var trainedGaussians: [Float]?
     /// The shifts of the speaker the model is moved to (`apply(_:)`), and the trained model's
     /// fingerprint from before they moved it.
-    public internal(set) var speakerShifts: [Float]?
+    var speakerShifts: [Float]?
     var trainedFingerprint: String?
     /// Whether the model's Gaussians are adapted to some audio's noise now.
     public private(set) var isAdaptedToNoise = false

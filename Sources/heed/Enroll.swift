@@ -23,10 +23,13 @@ struct Enroll: ParsableCommand {
             in it. Lines starting with # are skipped. Any sentences will do. Record in a quiet \
             room, one sentence per file: a noisy recording is refused.
 
+            Nothing to read: `heed listen --learn-speaker FILE` learns the speaker from their own             commands instead, as they are understood, and can start from a profile made here.
+
             Examples:
               heed enroll --record me --output me.speaker.json
               heed enroll me/enroll.txt --output me.speaker.json
               heed listen --speaker me.speaker.json
+              heed listen --learn-speaker me.speaker.json
             """
     )
 
@@ -191,6 +194,12 @@ struct SpeakerLearningOptions: ParsableArguments {
         "Learn the speaker from the commands understood surely in quiet, as `heed enroll` does from sentences, and keep the profile in this file (read first when it exists, rewritten after each command learned). For one person's board: it learns everyone who speaks.",
         valueName: "FILE.json"))
     var learnSpeaker: String?
+
+    func validate(speaker: String?) throws {
+        if speaker != nil && learnSpeaker != nil {
+            throw ValidationError("give --speaker or --learn-speaker, not both (--learn-speaker starts from its file)")
+        }
+    }
 
     /// Turns learning on in `options`, from the profile in the file if there is one (66 when it
     /// cannot be read, 65 when it is not a profile or keeps nothing to learn on, 73 when it could

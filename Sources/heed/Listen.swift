@@ -65,9 +65,7 @@ struct Listen: ParsableCommand {
         if partials < 0 { throw ValidationError("--partials must be 0 (off) or a positive interval") }
         if let reconnect, !(0.05...3600).contains(reconnect) { throw ValidationError("--reconnect must be between 0.05 and 3600 seconds") }
         if reconnect != nil && input != nil { throw ValidationError("--reconnect is for capture devices, not --input") }
-        if tuning.speaker != nil && learning.learnSpeaker != nil {
-            throw ValidationError("give --speaker or --learn-speaker, not both (--learn-speaker starts from its file)")
-        }
+        try learning.validate(speaker: tuning.speaker)
     }
 
     func run() throws {

@@ -41,9 +41,7 @@ struct Recognize: ParsableCommand {
 
     func validate() throws {
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once") }
-        if tuning.speaker != nil && learning.learnSpeaker != nil {
-            throw ValidationError("give --speaker or --learn-speaker, not both (--learn-speaker starts from its file)")
-        }
+        try learning.validate(speaker: tuning.speaker)
     }
 
     func run() throws {
