@@ -145,6 +145,10 @@ public struct RecognizerOptions: Sendable {
     /// Learned only from commands this sure: over the four command suites' clean recordings
     /// (commands and non-commands), 360 results reached 0.9 and 1 of them was wrong.
     public var speakerLearningMinConfidence = 0.9
+    /// The learned profile moves the model only once this many commands are in it (a profile to
+    /// start from counts its phrases). A few commands teach a few phones: after a "cancel" and a
+    /// "done", the demo's "pause" was no longer understood. Until then the sums only gather.
+    public var speakerLearningMinPhrases = 10
 
     public init() {}
 }
@@ -196,7 +200,10 @@ public final class CommandRecognizer {
         self.vocabulary = vocabulary
         do {
             decoder = try Decoder(configuration: options.decoder)
-            if let speaker = options.speaker { try decoder.apply(speaker) }
+            // A profile still being learned moves the model only once it has heard enough.
+            if let speaker = options.speaker, !options.learnsSpeaker || speaker.phrases >= options.speakerLearningMinPhrases {
+                try decoder.apply(speaker)
+            }
             if options.learnsSpeaker {
                 var learning = try SpeakerEnrollment(for: decoder)
                 if let speaker = options.speaker { learning = try SpeakerEnrollment(for: decoder, continuing: speaker) }

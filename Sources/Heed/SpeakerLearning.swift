@@ -4,7 +4,7 @@ import HeedRecognition
 /// enrollment, with what the recognizer understood as the words said.
 extension CommandRecognizer {
     /// Learns from `utterance` (decoded from `samples`) when it is a command understood surely,
-    /// in quiet, and moves the model to the profile learned so far. A command whose audio does not
+    /// in quiet, and moves the model to the profile learned so far once it has enough commands. A command whose audio does not
     /// fit its words well enough to learn from is passed over, as enrollment refuses a sentence.
     func learnSpeaker(from utterance: Utterance?, samples: ArraySlice<Int16>, noisy: Bool) throws(HeedError) {
         guard var learning = speakerLearning, !noisy, let utterance, utterance.understood, utterance.intent != nil,
@@ -23,7 +23,9 @@ extension CommandRecognizer {
             return
         }
         let profile = learning.profile(for: decoder)
-        do { try decoder.apply(profile) } catch { throw HeedError(error) }
+        if profile.phrases >= options.speakerLearningMinPhrases {
+            do { try decoder.apply(profile) } catch { throw HeedError(error) }
+        }
         speakerLearning = learning
         learnedSpeaker = profile
     }

@@ -2,6 +2,7 @@ import Foundation
 import HeedTestSupport
 import Testing
 @testable import Heed
+@testable import HeedRecognition
 
 /// Learning the speaker from their own commands (`RecognizerOptions.learnsSpeaker`), on real
 /// decodes of Audio/workshop: nothing tells the recognizer what was said.
@@ -58,6 +59,22 @@ import Testing
         try decoder.apply(learned)
         let after = try fit(fast, decoder)
         #expect(after > before + 2, "held-out fit \(before) -> \(after) per frame")
+    }
+
+    /// A few commands teach a few phones: until ten are learned the model is left as it is, and
+    /// the demo's recordings are heard exactly as without learning (moved after a "cancel" and a
+    /// "done", it no longer understood "pause").
+    @Test func aFewCommandsDoNotMoveTheModel() throws {
+        let files = Fixtures.wavs(in: Fixtures.demo)
+        #expect(files.count >= 8)
+        let plain = try recognizer(learning: false), learner = try recognizer()
+        for file in files {
+            let expected = try plain.recognize(file: file).map(\.intent)
+            #expect(try learner.recognize(file: file).map(\.intent) == expected, "\(file.lastPathComponent)")
+        }
+        let learned = try #require(learner.learnedSpeaker)
+        #expect(learned.phrases >= 3 && learned.phrases < learner.options.speakerLearningMinPhrases, "\(learned.phrases)")
+        #expect(learner.decoder.speakerShifts == nil)
     }
 
     /// Only what is surely the speaker's own command is learned from: not a command heard through
