@@ -3,9 +3,10 @@ import HeedRecognition
 /// Learning the speaker from their own commands (`RecognizerOptions.learnsSpeaker`): unsupervised
 /// enrollment, with what the recognizer understood as the words said.
 extension CommandRecognizer {
-    /// Learns from `utterance` (decoded from `samples`) when it is a command understood surely,
-    /// in quiet, and moves the model to the profile learned so far once it has enough commands. A command whose audio does not
-    /// fit its words well enough to learn from is passed over, as enrollment refuses a sentence.
+    /// Learns from `utterance` (decoded from `samples`) when it is a command understood surely, in
+    /// quiet, and moves the model to the profile learned so far once it holds enough commands. A
+    /// command whose audio does not fit its words well enough is passed over, as enrollment
+    /// refuses a sentence.
     func learnSpeaker(from utterance: Utterance?, samples: ArraySlice<Int16>, noisy: Bool) throws(HeedError) {
         guard var learning = speakerLearning, !noisy, let utterance, utterance.understood, utterance.intent != nil,
               utterance.confidence >= options.speakerLearningMinConfidence,
