@@ -205,8 +205,12 @@ public final class CommandRecognizer {
                 try decoder.apply(speaker)
             }
             if options.learnsSpeaker {
-                var learning = try SpeakerEnrollment(for: decoder)
-                if let speaker = options.speaker { learning = try SpeakerEnrollment(for: decoder, continuing: speaker) }
+                var learning: SpeakerEnrollment
+                if let speaker = options.speaker {
+                    learning = try SpeakerEnrollment(for: decoder, continuing: speaker)
+                } else {
+                    learning = try SpeakerEnrollment(for: decoder)
+                }
                 // A few commands teach a few phones: the rest must move with the speaker too.
                 learning.globalPriorFrames = 20
                 speakerLearning = learning

@@ -7,8 +7,9 @@ extension CommandRecognizer {
     /// quiet, and moves the model to the profile learned so far once it holds enough commands. A
     /// command whose audio does not fit its words well enough is passed over, as enrollment
     /// refuses a sentence.
-    func learnSpeaker(from utterance: Utterance?, samples: ArraySlice<Int16>, noisy: Bool) throws(HeedError) {
-        guard var learning = speakerLearning, !noisy, let utterance, utterance.understood, utterance.intent != nil,
+    /// `samples` are as decoded, never denoised (`UtteranceStream` keeps no noisy utterance for this).
+    func learnSpeaker(from utterance: Utterance?, samples: ArraySlice<Int16>) throws(HeedError) {
+        guard var learning = speakerLearning, let utterance, utterance.understood, utterance.intent != nil,
               utterance.confidence >= options.speakerLearningMinConfidence,
               // Denoised or noisy audio would teach the model the room, not the voice.
               let range = Self.dynamicRange(of: samples, sampleRate: sampleRate), range >= Enrollment.minDynamicRangeDB

@@ -160,12 +160,12 @@ public struct UtteranceStream {
 
     /// The last command understood, to learn the speaker from (`RecognizerOptions.learnsSpeaker`)
     /// once it has been reported: learning is not on the way from speech to result.
-    private var pendingLearning: (utterance: Utterance, samples: [Int16], noisy: Bool)?
+    private var pendingLearning: (utterance: Utterance, samples: [Int16])?
 
     private mutating func learnPending() throws(HeedError) {
         guard let pending = pendingLearning else { return }
         pendingLearning = nil
-        try recognizer.learnSpeaker(from: pending.utterance, samples: pending.samples[...], noisy: pending.noisy)
+        try recognizer.learnSpeaker(from: pending.utterance, samples: pending.samples[...])
     }
 
     /// An utterance, and what the conversation (if any) makes of it.
@@ -193,15 +193,22 @@ public struct UtteranceStream {
         utteranceStart = nil
         defer { decodedAhead = nil }
         let utterance: Utterance?
+        var decoded: (samples: ArraySlice<Int16>, noisy: Bool)?
         if let ahead = decodedAhead, ahead.end == min(end, position), ahead.grammar == recognizer.grammarGeneration {
             utterance = ahead.utterance
         } else {
             let (samples, noisy, steady) = audio(start..<min(end, position))
+            decoded = (samples, noisy)
             utterance = try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy, steadyNoise: steady)
         }
         if recognizer.options.learnsSpeaker, let utterance, utterance.understood {
-            let (samples, noisy, _) = audio(start..<min(end, position), judgingNoise: false)
-            pendingLearning = (utterance, Array(samples), noisy)
+            // The audio as decoded; only a result decoded ahead needs it again.
+            let (samples, noisy) = decoded ?? {
+                let (samples, noisy, _) = audio(start..<min(end, position), judgingNoise: false)
+                return (samples, noisy)
+            }()
+            // Noisy audio is never learned from: no need to keep it.
+            if !noisy { pendingLearning = (utterance, Array(samples)) }
         }
         trimHistory(before: end)
         return utterance
