@@ -108,6 +108,9 @@ static inline size_t interleaved_index(int cw, int dim, int featlen) {
 /// The decoder's model when Heed's scorer is installed on it (its means are interleaved), else NULL.
 ptm_mgau_t *heed_installed_scorer(struct ps_decoder_s *decoder);
 
+/// Whether codebook `cb` is a speech phone's, not silence's or a filler's ("SIL", "+NSN+", ...).
+int heed_is_speech_codebook(void *mdef, int cb);
+
 /// Copies a scored frame's features when a recording for `s` is running on this thread
 /// (speaker_adaptation.c).
 void heed_ptm_record_frame(ptm_mgau_t *s, mfcc_t **features, int frame);

@@ -337,7 +337,7 @@ done:
 }
 
 // Silence and fillers ("SIL", "+NSN+", ...) are the room's: never shifted.
-static int is_speech_codebook(void *mdef, int cb) {
+int heed_is_speech_codebook(void *mdef, int cb) {
     char const *name = bin_mdef_ciphone_str(mdef, cb);
     return name != NULL && strcmp(name, "SIL") != 0 && name[0] != '+';
 }
@@ -366,7 +366,7 @@ void heed_ptm_speaker_shifts(struct ps_decoder_s *decoder, double const *statist
     double frames = 0;
     if (global_prior_frames >= 0) {
         for (int cb = 0; cb < g->n_mgau; ++cb) {
-            if (!is_speech_codebook(mdef, cb))
+            if (!heed_is_speech_codebook(mdef, cb))
                 continue;
             double const *numerator = statistics + (size_t)cb * (2 * dimensions + 1);
             for (int d = 0; d < dimensions; ++d) {
@@ -381,7 +381,7 @@ void heed_ptm_speaker_shifts(struct ps_decoder_s *decoder, double const *statist
     for (int cb = 0; cb < g->n_mgau; ++cb) {
         double const *numerator = statistics + (size_t)cb * (2 * dimensions + 1);
         double const *denominator = numerator + dimensions;
-        int speech = is_speech_codebook(mdef, cb);
+        int speech = heed_is_speech_codebook(mdef, cb);
         double seen = numerator[2 * dimensions];
         for (int d = 0; d < dimensions; ++d) {
             // Where the phone's frames say its Gaussians should be, pulled towards the speaker-wide

@@ -525,7 +525,8 @@ public final class CommandRecognizer {
     /// Whether the noise in `raw` (an utterance as it was heard, before the suppressor) is steady
     /// enough for `noiseAdaptation`: not background talk.
     func isSteadyNoise(_ raw: ArraySlice<Int16>) -> Bool {
-        guard let adaptation = options.noiseAdaptation, let variability = decoder.noiseVariability(of: raw) else { return false }
+        guard let adaptation = options.noiseAdaptation,
+              let variability = decoder.noiseVariability(of: raw, quietest: adaptation.noiseVariabilityQuietest) else { return false }
         return variability < adaptation.maxNoiseVariability
     }
 

@@ -363,10 +363,14 @@ public final class Decoder {
     var trainedFingerprint: String?
     /// Whether the model's Gaussians are adapted to some audio's noise now.
     public private(set) var isAdaptedToNoise = false
+    /// Whether only silence's and the fillers' Gaussians are (speech far above the noise; see
+    /// `NoiseAdaptation.adaptsSilencePastGate`).
+    public private(set) var isSilenceAdaptedToNoise = false
 
     /// Adapts the acoustic model's Gaussians to the noise in `samples`, which is about to be decoded.
-    /// Returns false, with the trained model in place, when the audio does not call for it (too
-    /// short, speech far above the noise) or the model is not one Heed's scorer handles.
+    /// Returns false when the speech phones are left as trained: the audio does not call for it
+    /// (too short, speech far above the noise: then silence and fillers may still be adapted, see
+    /// `isSilenceAdaptedToNoise`) or the model is not one Heed's scorer handles.
     @discardableResult
     public func adaptAcousticModel(toNoiseIn samples: ArraySlice<Int16>, _ settings: NoiseAdaptation) -> Bool {
         guard usesInterleavedGaussians, let trained = trainedGaussiansCopy() else { return false }
@@ -377,21 +381,24 @@ public final class Decoder {
             }
         }
         isAdaptedToNoise = adapted == 1
+        isSilenceAdaptedToNoise = adapted == 2
         return isAdaptedToNoise
     }
 
     /// Puts the trained Gaussians back after `adaptAcousticModel`.
     public func restoreAcousticModel() {
-        guard isAdaptedToNoise, let trainedGaussians else { return }
+        guard isAdaptedToNoise || isSilenceAdaptedToNoise, let trainedGaussians else { return }
         trainedGaussians.withUnsafeBufferPointer { heed_ptm_set_parameters(decoder, $0.baseAddress) }
         isAdaptedToNoise = false
+        isSilenceAdaptedToNoise = false
     }
 
-    /// How much the quieter half of `samples` changes from one 10 ms frame to the next (mean
-    /// absolute change of the log mel spectrum per band): about 0.4 for steady noise, 0.6 and more
-    /// for background talk. nil for less than 0.1 s of audio.
-    public func noiseVariability(of samples: ArraySlice<Int16>) -> Double? {
-        let variability = samples.withUnsafeBufferPointer { heed_noise_variability(decoder, $0.baseAddress, $0.count) }
+    /// How much the `quietest` share of `samples`' frames (0.1: the quietest tenth) changes from
+    /// one 10 ms frame to the next (mean absolute change of the log mel spectrum per band): over
+    /// the quietest tenth of an utterance, 0.2-0.5 in steady noise, 0.6 and more in background
+    /// talk. nil for less than 0.1 s of audio.
+    public func noiseVariability(of samples: ArraySlice<Int16>, quietest: Double) -> Double? {
+        let variability = samples.withUnsafeBufferPointer { heed_noise_variability(decoder, $0.baseAddress, $0.count, quietest) }
         return variability < 0 ? nil : variability
     }
 

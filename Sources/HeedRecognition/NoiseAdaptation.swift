@@ -21,10 +21,23 @@ public struct NoiseAdaptation: Sendable, Equatable {
     /// from 371 to 379 of 426 commands, 15 to 11 of 122 false acceptances (BENCHMARKS.md,
     /// "Fading the adaptation out").
     public var rangeFadeDB = 6.0
-    /// Adapt only to noise steadier than this (`Decoder.noiseVariability(of:)` of the raw audio):
-    /// background talk changes too fast for one noise spectrum to stand for it, and adapting to
-    /// it lost a third of the commands heard over babble.
-    public var maxNoiseVariability = 0.56
+    /// Adapt only to noise steadier than this (`Decoder.noiseVariability(of:quietest:)` of the raw
+    /// audio, over its `noiseVariabilityQuietest` quietest frames): background talk changes too
+    /// fast for one noise spectrum to stand for it, and adapting to it lost a third of the
+    /// commands heard over babble.
+    public var maxNoiseVariability = 0.55
+    /// The share of an utterance's quietest frames its noise variability is judged on. Over the
+    /// quieter half, the command's own quiet sounds counted as noise, and mains hum under speech
+    /// looked as changeable as background talk (builtins and coffee at 12 and 6 dB, 5th to 95th
+    /// percentile: hum 0.28-0.83, babble 0.58-0.75); over the quietest tenth, hum 0.23-0.37,
+    /// pink 0.33-0.48, brown 0.33-0.50, babble 0.63-1.03 (BENCHMARKS.md, "Silence that sounds like
+    /// the room").
+    public var noiseVariabilityQuietest = 0.1
+    /// Past the fade, silence and fillers are still adapted to the noise, the speech phones left
+    /// as trained: what the suppressor leaves of the noise before, between and after the words is
+    /// then heard as silence, not as garbage words ("~m stop everything now" in hum). All suites in
+    /// hum at 6 dB: 381 -> 403 of 426 commands (BENCHMARKS.md, "Silence that sounds like the room").
+    public var adaptsSilencePastGate = true
     /// How far (natural-log units, a standard deviation) a frame may stray from a Gaussian's mean
     /// in the mel bands the noise dominates, added to the trained variances in proportion to the
     /// noise's share of each band (0: variances as trained). What the suppressor leaves of the
@@ -38,6 +51,7 @@ public struct NoiseAdaptation: Sendable, Equatable {
     var cSettings: heed_noise_adaptation_settings {
         heed_noise_adaptation_settings(noise_percentile: noisePercentile, noise_gain_db: noiseGainDB,
                                        clean_floor_db: cleanFloorDB, max_speech_range_db: maxSpeechRangeDB,
-                                       range_fade_db: rangeFadeDB, uncertainty: uncertainty)
+                                       range_fade_db: rangeFadeDB, uncertainty: uncertainty,
+                                       silence_past_gate: adaptsSilencePastGate ? 1 : 0)
     }
 }

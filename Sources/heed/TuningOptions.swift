@@ -41,6 +41,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for noisy utterances decoded with the model adapted to their noise (default 16); 0 uses the noisy margin.", valueName: "LOG-UNITS"))
     var adaptedVerifyMargin: Double?
 
+    @Option(help: ArgumentHelp("Where the speech is too far above the noise to adapt the model to it, still adapt silence and fillers, so what is left of the noise around the words is heard as silence (default on).", valueName: "on|off"))
+    var silenceAdaptation: Switch?
+
     @Option(help: ArgumentHelp("How far a frame may stray from the adapted model where noise dominates, in natural-log units (default 0.5); 0 adapts the means only.", valueName: "LOG-UNITS"))
     var noiseUncertainty: Double?
 
@@ -135,6 +138,7 @@ struct TuningOptions: ParsableArguments {
         if let noiseAdaptation { options.noiseAdaptation = noiseAdaptation == .on ? NoiseAdaptation() : nil }
         if let noiseUncertainty { options.noiseAdaptation?.uncertainty = noiseUncertainty }
         if let adaptationFade { options.noiseAdaptation?.rangeFadeDB = adaptationFade }
+        if let silenceAdaptation { options.noiseAdaptation?.adaptsSilencePastGate = silenceAdaptation == .on }
         if let accentVariants { options.accentVariantProbability = accentVariants > 0 ? accentVariants : nil }
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }

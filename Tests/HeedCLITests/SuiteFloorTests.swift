@@ -231,6 +231,18 @@ import Testing
         #expect(masked.falseAcceptance <= unmasked.falseAcceptance + 0.03, "masked \(masked), unmasked \(unmasked)")
     }
 
+    /// Where the speech is too far above the noise to adapt the speech phones, silence and the
+    /// fillers are still adapted, so what the suppressor leaves of mains hum around the words is
+    /// heard as silence, not as garbage words (BENCHMARKS.md, "Silence that sounds like the room":
+    /// builtins and coffee in hum at 6 dB, 73/90 -> 78/90 commands, 0/42 false either way).
+    @Test func silenceAdaptedToHumIsNotHeardAsWords() async throws {
+        let arguments = ["Audio/builtins", "Audio/coffee", "--noise", "Audio/noise/hum.wav", "--snr", "6", "--no-clean"]
+        let trainedSilence = try #require(try await run(arguments + ["--silence-adaptation", "off"])["hum @ 6 dB"])
+        let adaptedSilence = try #require(try await run(arguments)["hum @ 6 dB"])
+        #expect(adaptedSilence.acceptance >= trainedSilence.acceptance + 3.0 / 90, "adapted \(adaptedSilence), trained \(trainedSilence)")
+        #expect(adaptedSilence.falseAcceptance <= trainedSilence.falseAcceptance, "adapted \(adaptedSilence), trained \(trainedSilence)")
+    }
+
     /// Commands said over background talk: the words the person says to the device are louder
     /// than the voices behind them (BENCHMARKS.md, "Commands over background talk": 12/60 -> 27/60
     /// with WebRTC's suppressor and the masking floor, 1/60 -> 22/60 with speexdsp's; 11/60 -> 26/60

@@ -34,6 +34,8 @@ typedef struct {
     /// How far (natural-log units) a frame may stray from a Gaussian's mean in the mel bands
     /// noise dominates, added to the trained variances (0: variances stay as trained).
     double uncertainty;
+    /// Past the fade, adapt the silence and filler codebooks alone (1) or nothing (0).
+    int silence_past_gate;
 } heed_noise_adaptation_settings;
 
 /// How many floats the parameters noise adaptation changes take: the Gaussians' means, variances
@@ -47,15 +49,17 @@ void heed_ptm_copy_parameters(struct ps_decoder_s *decoder, float *out);
 void heed_ptm_set_parameters(struct ps_decoder_s *decoder, float const *parameters);
 
 /// Sets the model's Gaussians to `trained` (a copy made by heed_ptm_copy_parameters) adapted to the noise
-/// in `samples`, the audio about to be decoded. Returns 1 when adapted; 0 when the model was left
-/// as `trained` (too little audio, speech far above the noise, or a model of another shape).
+/// in `samples`, the audio about to be decoded. Returns 1 when adapted; 2 when only the silence and
+/// filler codebooks were (speech far above the noise, with `silence_past_gate`); 0 when the model
+/// was left as `trained` (too little audio, speech far above the noise, or a model of another shape).
 int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, short const *samples,
                             long count, heed_noise_adaptation_settings const *settings);
 
-/// How much the quieter half of `samples` changes from one 10 ms frame to the next: the mean
-/// absolute difference of the log mel spectrum, per band (natural-log units; steady noise ~0.4,
-/// background talk ~0.6). -1 when there is too little audio.
-double heed_noise_variability(struct ps_decoder_s *decoder, short const *samples, long count);
+/// How much the `quietest` share of `samples`' frames (by level) changes from one 10 ms frame to
+/// the next: the mean absolute difference of the log mel spectrum, per band, over pairs of such
+/// frames (natural-log units; over the quietest tenth, steady noise ~0.2-0.5, background talk
+/// ~0.6-1.0). -1 when there is too little audio.
+double heed_noise_variability(struct ps_decoder_s *decoder, short const *samples, long count, double quietest);
 
 /// Starts keeping, for each frame `decoder` scores on this thread from frame 0 of the next
 /// utterance, what was taken off its scores to make them relative (see ptm_scorer.c). Returns 0
