@@ -285,17 +285,17 @@ import Testing
         #expect(decoder.noiseVariability(of: [Int16](repeating: 0, count: 100)[...], quietest: 0.1) == nil)
     }
 
-    /// Under a command the gate looks at the utterance's quietest frames, where there is only the
-    /// noise. Over the quieter half, the command's own quiet sounds counted too, and half of the
-    /// built-ins said in mains hum looked as changeable as background talk (BENCHMARKS.md,
-    /// "Silence that sounds like the room").
+    /// Under a command the gate looks at the recording's quietest frames, where there is only the
+    /// noise: mains hum is steady there and background talk is not, at the SNR where telling them
+    /// apart matters most. (Over the quieter half of an utterance as the endpointer cut it, the
+    /// command's own quiet sounds counted too, and hum under commands measured 0.28-0.83 against
+    /// background talk's 0.58-0.75; BENCHMARKS.md, "Silence that sounds like the room".)
     @Test func humUnderACommandIsSteadyNoise() throws {
         let decoder = try Decoder()
         let adaptation = NoiseAdaptation()
         let hum = try noise("hum"), babble = try noise("babble")
         let recordings = Fixtures.wavs(in: Fixtures.builtins).filter { !$0.lastPathComponent.hasPrefix("none") }.prefix(20)
         #expect(recordings.count == 20)
-        var quieterHalfOverLimit = 0
         for (index, url) in recordings.enumerated() {
             let speech = try WAVFile(contentsOf: url).samples
             func judged(_ noise: [Float], quietest: Double) throws -> Double {
@@ -306,9 +306,7 @@ import Testing
             let inBabble = try judged(babble, quietest: adaptation.noiseVariabilityQuietest)
             #expect(inHum < adaptation.maxNoiseVariability, "\(url.lastPathComponent) in hum: \(inHum)")
             #expect(inBabble > adaptation.maxNoiseVariability, "\(url.lastPathComponent) in babble: \(inBabble)")
-            if try judged(hum, quietest: 0.5) >= adaptation.maxNoiseVariability { quieterHalfOverLimit += 1 }
         }
-        #expect(quieterHalfOverLimit >= 3, "the quieter half told hum apart as well: \(quieterHalfOverLimit) of 20 over the limit")
     }
 
     /// Two optional words in a row are two empty transitions in a row. PocketSphinx's search
