@@ -392,10 +392,10 @@ double heed_noise_variability(struct ps_decoder_s *decoder, short const *samples
         memcpy(sorted, levels, sizeof(double) * (size_t)frames);
         qsort(sorted, (size_t)frames, sizeof(double), compare_doubles);
         int rank = (int)(quietest * frames);
-        double median = sorted[rank < 0 ? 0 : rank >= frames ? frames - 1 : rank], change = 0;
+        double threshold = sorted[rank < 0 ? 0 : rank >= frames ? frames - 1 : rank], change = 0;
         int pairs = 0;
         for (int frame = 1; frame < frames; ++frame) {
-            if (levels[frame] > median || levels[frame - 1] > median)
+            if (levels[frame] > threshold || levels[frame - 1] > threshold)
                 continue;
             double sum = 0;
             for (int j = 0; j < t.filters; ++j)

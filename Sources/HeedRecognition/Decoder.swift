@@ -365,7 +365,7 @@ public final class Decoder {
     public private(set) var isAdaptedToNoise = false
     /// Whether only silence's and the fillers' Gaussians are (speech far above the noise; see
     /// `NoiseAdaptation.adaptsSilencePastGate`).
-    public private(set) var isSilenceAdaptedToNoise = false
+    private(set) var isSilenceAdaptedToNoise = false
 
     /// Adapts the acoustic model's Gaussians to the noise in `samples`, which is about to be decoded.
     /// Returns false when the speech phones are left as trained: the audio does not call for it
@@ -396,7 +396,7 @@ public final class Decoder {
     /// How much the `quietest` share of `samples`' frames (0.1: the quietest tenth) changes from
     /// one 10 ms frame to the next (mean absolute change of the log mel spectrum per band): over
     /// the quietest tenth of an utterance, 0.2-0.5 in steady noise, 0.6 and more in background
-    /// talk. nil for less than 0.1 s of audio.
+    /// talk. nil for less than 0.1 s of audio, or when no two neighbouring frames are among that share.
     public func noiseVariability(of samples: ArraySlice<Int16>, quietest: Double) -> Double? {
         let variability = samples.withUnsafeBufferPointer { heed_noise_variability(decoder, $0.baseAddress, $0.count, quietest) }
         return variability < 0 ? nil : variability

@@ -58,7 +58,7 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
 /// How much the `quietest` share of `samples`' frames (by level) changes from one 10 ms frame to
 /// the next: the mean absolute difference of the log mel spectrum, per band, over pairs of such
 /// frames (natural-log units; over the quietest tenth, steady noise ~0.2-0.5, background talk
-/// ~0.6-1.0). -1 when there is too little audio.
+/// ~0.6-1.0). -1 when there is too little audio, or no two neighbouring frames among that share.
 double heed_noise_variability(struct ps_decoder_s *decoder, short const *samples, long count, double quietest);
 
 /// Starts keeping, for each frame `decoder` scores on this thread from frame 0 of the next
