@@ -230,9 +230,10 @@ import Testing
         let trained = decoder.parameters()
         #expect(!decoder.adaptAcousticModel(toNoiseIn: clean[...], NoiseAdaptation()))
         #expect(!decoder.isAdaptedToNoise && decoder.isSilenceAdaptedToNoise)
-        // Only the silence and filler codebooks moved: every speech phone's Gaussians are as trained.
+        // Only the silence and filler codebooks moved (3 of en-us's 42, about 7 % of the
+        // parameters): every speech phone's Gaussians are as trained.
         let moved = zip(trained, decoder.parameters()).filter { $0 != $1 }.count
-        #expect(moved > 0 && moved < trained.count / 5, "\(moved) of \(trained.count) parameters moved")
+        #expect(moved > 0 && moved < trained.count / 10, "\(moved) of \(trained.count) parameters moved")
         var speechOnly = NoiseAdaptation()
         speechOnly.adaptsSilencePastGate = false
         #expect(!decoder.adaptAcousticModel(toNoiseIn: clean[...], speechOnly))
@@ -298,12 +299,11 @@ import Testing
         #expect(recordings.count == 20)
         for (index, url) in recordings.enumerated() {
             let speech = try WAVFile(contentsOf: url).samples
-            func judged(_ noise: [Float], quietest: Double) throws -> Double {
+            func judged(_ noise: [Float]) throws -> Double {
                 let mixed = PCM.int16(from: Perturbation.mix(speech: speech, noise: noise, snr: 6, sampleRate: 16_000, seed: UInt64(index)))
-                return try #require(decoder.noiseVariability(of: mixed[...], quietest: quietest))
+                return try #require(decoder.noiseVariability(of: mixed[...], quietest: adaptation.noiseVariabilityQuietest))
             }
-            let inHum = try judged(hum, quietest: adaptation.noiseVariabilityQuietest)
-            let inBabble = try judged(babble, quietest: adaptation.noiseVariabilityQuietest)
+            let inHum = try judged(hum), inBabble = try judged(babble)
             #expect(inHum < adaptation.maxNoiseVariability, "\(url.lastPathComponent) in hum: \(inHum)")
             #expect(inBabble > adaptation.maxNoiseVariability, "\(url.lastPathComponent) in babble: \(inBabble)")
         }
