@@ -459,10 +459,15 @@ public final class CommandRecognizer {
         var wav: ConvertedWAVStream
         do { wav = try ConvertedWAVStream(contentsOf: url, rate: sampleRate) } catch { throw HeedError(error) }
         var stream = makeStream()
+        var first = true
         while true {
             let piece: [Int16]?
             do { piece = try wav.next() } catch { throw HeedError(error) }
             guard let piece else { break }
+            if first, let s = ProcessInfo.processInfo.environment["HEED_PRIME"].flatMap(Double.init) {
+                stream.primeSuppressor(with: piece.prefix(Int(s * Double(sampleRate))))
+            }
+            first = false
             try stream.feedEvents(piece).forEach(onEvent)
         }
         try stream.finishEvents().forEach(onEvent)
@@ -491,6 +496,9 @@ public final class CommandRecognizer {
     /// Decodes samples already at `sampleRate`, with every event (dialogue steps included).
     public func recognizeEvents(samples: [Int16]) throws(HeedError) -> [UtteranceStream.Event] {
         var stream = makeStream()
+        if let s = ProcessInfo.processInfo.environment["HEED_PRIME"].flatMap(Double.init) {
+            stream.primeSuppressor(with: samples.prefix(Int(s * Double(sampleRate))))
+        }
         return try stream.feedEvents(samples) + stream.finishEvents()
     }
 
@@ -769,7 +777,11 @@ public final class CommandRecognizer {
             try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in
                 try decoder.process(buffer, wholeUtterance: true)
             }
-            return try decoder.endUtterance(alternatives: alternatives)
+            let h = try decoder.endUtterance(alternatives: alternatives)
+            if ProcessInfo.processInfo.environment["HEED_DIAG"] != nil {
+                FileHandle.standardError.write("DIAG \(selectedSearch) adapted=\(decoder.isAdaptedToNoise) final=\(h.reachedFinalState) n=\(samples.count) ac=\(h.acousticScore) :: \(h.words.map { "\($0.word)[\($0.startFrame)-\($0.endFrame)]" }.joined(separator: " "))\n".data(using: .utf8)!)
+            }
+            return h
         } catch {
             throw HeedError(error)
         }

@@ -49,13 +49,30 @@ public enum AccentVariants {
         return parts.map { $0 == "AH" ? "AA" : $0 }.joined(separator: " ")
     }
 
-    /// Every accent form of `word` that its dictionary pronunciations lack, each once: non-rhotic
-    /// and open STRUT. The open vowel is only ever the dictionary's AH, never the AH a lost r
+    /// `phones` with the yod that General American drops and British English keeps ("resume"
+    /// R IH Z Y UW M, "news" N Y UW Z), or nil. Only where the spelling has a u ("u", "ew",
+    /// "eu") after T, D, N, S, Z or TH: "two", "do" and "soon" have no yod in any accent. After L
+    /// the yod is old-fashioned even in England ("blue"), so it is left out.
+    public static func yod(_ word: String, _ phones: String) -> String? {
+        guard word.contains("u") || word.contains("ew") else { return nil }
+        let parts = phones.split(separator: " ")
+        var result: [Substring] = []
+        for (index, phone) in parts.enumerated() {
+            if phone == "UW", index > 0, yodConsonants.contains(parts[index - 1]) { result.append("Y") }
+            result.append(phone)
+        }
+        return result.count == parts.count ? nil : result.joined(separator: " ")
+    }
+
+    static let yodConsonants: Set<Substring> = ["T", "D", "N", "S", "Z", "TH"]
+
+    /// Every accent form of `word` that its dictionary pronunciations lack, each once: non-rhotic,
+    /// open STRUT and the kept yod. The open vowel is only ever the dictionary's AH, never the AH a lost r
     /// leaves of ER ("burn" B AH N is not also B AA N).
     public static func forms(of word: String, pronunciations: [String]) -> [String] {
         var forms: [String] = []
         for phones in pronunciations {
-            for form in [nonRhotic(phones), openStrut(word, phones)].compactMap({ $0 })
+            for form in [nonRhotic(phones), openStrut(word, phones), yod(word, phones)].compactMap({ $0 })
             where !pronunciations.contains(form) && !forms.contains(form) {
                 forms.append(form)
             }

@@ -1,7 +1,7 @@
 import Testing
 @testable import HeedRecognition
 
-/// Non-rhotic and open-vowel pronunciations from the dictionary's General American ones.
+/// Non-rhotic, open-vowel and yod pronunciations from the dictionary's General American ones.
 struct AccentVariantsTests {
     @Test(arguments: [
         ("S T AA R T", "S T AA T"),            // start
@@ -36,6 +36,22 @@ struct AccentVariantsTests {
         #expect(AccentVariants.openStrut(word, phones) == nil)
     }
 
+    @Test(arguments: [
+        ("resume", "R IH Z UW M", "R IH Z Y UW M"),
+        ("tuesday", "T UW Z D EY", "T Y UW Z D EY"),
+        ("new", "N UW", "N Y UW"),
+        ("student", "S T UW D AH N T", "S T Y UW D AH N T"),
+    ])
+    func aUAfterAnAlveolarKeepsItsYod(_ word: String, _ general: String, _ british: String) {
+        #expect(AccentVariants.yod(word, general) == british)
+    }
+
+    /// No u in the spelling, no yod in any accent; after L it is old-fashioned; a Y already there stays one.
+    @Test(arguments: [("two", "T UW"), ("do", "D UW"), ("soon", "S UW N"), ("blue", "B L UW"), ("music", "M Y UW Z IH K"), ("true", "T R UW")])
+    func otherWordsHaveNoYod(_ word: String, _ phones: String) {
+        #expect(AccentVariants.yod(word, phones) == nil)
+    }
+
     /// Every form a word lacks, each once; the AH a lost r leaves of ER is never made open.
     @Test func formsCombineTheAccentsAndSkipWhatTheDictionaryHas() {
         #expect(AccentVariants.forms(of: "done", pronunciations: ["D AH N"]) == ["D AA N"])
@@ -43,6 +59,7 @@ struct AccentVariantsTests {
         #expect(AccentVariants.forms(of: "burn", pronunciations: ["B ER N"]) == ["B AH N"])
         #expect(AccentVariants.forms(of: "done", pronunciations: ["D AH N", "D AA N"]).isEmpty)
         #expect(AccentVariants.forms(of: "stop", pronunciations: ["S T AA P"]).isEmpty)
+        #expect(AccentVariants.forms(of: "resume", pronunciations: ["R IH Z UW M"]) == ["R IH Z Y UW M"])
     }
 
     @Test func theVariantsWordNameComesBackToTheWord() {
