@@ -381,19 +381,30 @@ public final class CommandRecognizer {
 
     /// Lets each word of `graph` also be heard in its accents' forms (`options.accentVariantProbability`):
     /// they are dictionary words of their own ("start~ac", with alternates of its own when the
-    /// word has several pronunciations), on parallel transitions that cost that probability.
+    /// word has several pronunciations), on parallel transitions that cost that probability. A
+    /// linking r ("temperature~lr") goes only where a word that begins with a vowel can follow.
     private func addAccentVariants(to graph: inout Grammar) {
         guard let probability = options.accentVariantProbability else { return }
+        let words = graph.words
+        graph.addVariants(variantWords(for: words, marker: AccentVariants.marker, AccentVariants.forms), probability: probability)
+        graph.addVariants(variantWords(for: words, marker: AccentVariants.linkingMarker) { AccentVariants.linkingForms(pronunciations: $1) },
+                          probability: probability) { [decoder] next in
+            decoder.pronunciations(of: next).contains(where: AccentVariants.beginsWithVowel)
+        }
+    }
+
+    /// For each of `words` that has `forms`, a dictionary word of its own carrying them (the word
+    /// and `marker`).
+    private func variantWords(for words: Set<String>, marker: String,
+                              _ forms: (_ word: String, _ pronunciations: [String]) -> [String]) -> [String: [String]] {
         var variants: [String: [String]] = [:]
-        for word in graph.words {
-            let pronunciations = decoder.pronunciations(of: word)
-            let forms = AccentVariants.forms(of: word, pronunciations: pronunciations)
-            guard !forms.isEmpty else { continue }
-            let name = word + AccentVariants.marker
-            guard forms.allSatisfy({ decoder.addWord(name, phones: $0) }) else { continue }
+        for word in words {
+            let forms = forms(word, decoder.pronunciations(of: word))
+            let name = word + marker
+            guard !forms.isEmpty, forms.allSatisfy({ decoder.addWord(name, phones: $0) }) else { continue }
             variants[word] = [name]
         }
-        graph.addVariants(variants, probability: probability)
+        return variants
     }
 
     /// The two ways out for speech that is not a command: common words, and single phones for

@@ -8,6 +8,8 @@ public enum AccentVariants {
     /// What the dictionary word carrying a word's variants is called: the word and this
     /// ("start~ac"). `Decoder.baseWord` takes it off again.
     public static let marker = "~ac"
+    /// The same for the linking-r forms (`linkingR`), which only go before a vowel.
+    public static let linkingMarker = "~lr"
 
     static let vowels: Set<Substring> = ["AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"]
 
@@ -30,6 +32,29 @@ public enum AccentVariants {
             }
         }
         return result == phones ? nil : result.joined(separator: " ")
+    }
+
+    /// The non-rhotic form of a word that ends in an r sound, with the r said after all, as a
+    /// non-rhotic speaker says it before a word that begins with a vowel ("temperature in" T EH
+    /// M P R AH CH AH R IH N); nil for other words.
+    public static func linkingR(_ phones: String) -> String? {
+        guard let last = phones.split(separator: " ").last, last == "ER" || last == "R",
+              let dropped = nonRhotic(phones), !dropped.hasSuffix("R") else { return nil }
+        return dropped + " R"
+    }
+
+    /// The linking-r forms of a word's pronunciations (`linkingR`), each once.
+    public static func linkingForms(pronunciations: [String]) -> [String] {
+        var forms: [String] = []
+        for form in pronunciations.compactMap(linkingR) where !pronunciations.contains(form) && !forms.contains(form) {
+            forms.append(form)
+        }
+        return forms
+    }
+
+    /// Whether a pronunciation ("IH N") begins with a vowel, where a linking r is said.
+    public static func beginsWithVowel(_ phones: String) -> Bool {
+        phones.split(separator: " ").first.map { vowels.contains($0) } ?? false
     }
 
     /// Words whose one vowel, AH, is nearly always the unstressed schwa in a phrase ("the", "a").

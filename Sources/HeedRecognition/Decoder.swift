@@ -234,7 +234,10 @@ public final class Decoder {
     /// "start~ac" an accent's (`AccentVariants.marker`), and "start~ac(2)" that accent's second.
     public static func baseWord(_ word: String) -> String {
         let entry = dictionaryEntry(word)
-        return entry.hasSuffix(AccentVariants.marker) ? String(entry.dropLast(AccentVariants.marker.count)) : entry
+        for marker in [AccentVariants.marker, AccentVariants.linkingMarker] where entry.hasSuffix(marker) {
+            return String(entry.dropLast(marker.count))
+        }
+        return entry
     }
 
     /// The dictionary word whose alternate `word` is ("read" for "read(2)", "start~ac" for

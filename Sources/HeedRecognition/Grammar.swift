@@ -70,6 +70,32 @@ public struct Grammar: Equatable, Sendable {
         }
     }
 
+    /// Like `addVariants`, only on transitions that a word `next` accepts can follow (through any
+    /// empty transitions): a form that only fits before certain words.
+    public mutating func addVariants(_ variants: [String: [String]], probability: Double, before next: (String) -> Bool) {
+        var outgoing: [Int: [Transition]] = [:]
+        for transition in transitions { outgoing[transition.from, default: []].append(transition) }
+        func followed(_ state: Int) -> Bool {
+            var seen: Set<Int> = [state], pending = [state]
+            while let current = pending.popLast() {
+                for transition in outgoing[current] ?? [] {
+                    if let word = transition.word {
+                        if next(word) { return true }
+                    } else if seen.insert(transition.to).inserted {
+                        pending.append(transition.to)
+                    }
+                }
+            }
+            return false
+        }
+        for transition in transitions {
+            guard let word = transition.word, let others = variants[word], followed(transition.to) else { continue }
+            for other in others {
+                add(from: transition.from, to: transition.to, word: other, probability: transition.probability * probability)
+            }
+        }
+    }
+
     /// Adds a loop of garbage "words" that can stand for any speech that is not a command: alone,
     /// before a command, or after one ("please stop", "cancel my appointment"). A path through it
     /// marks the utterance as not understood. `penalty` is the probability charged per garbage

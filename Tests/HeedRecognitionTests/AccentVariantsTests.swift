@@ -1,7 +1,7 @@
 import Testing
 @testable import HeedRecognition
 
-/// Non-rhotic, open-vowel and yod pronunciations from the dictionary's General American ones.
+/// Non-rhotic, linking-r, open-vowel and yod pronunciations from the dictionary's General American ones.
 struct AccentVariantsTests {
     @Test(arguments: [
         ("S T AA R T", "S T AA T"),            // start
@@ -52,6 +52,24 @@ struct AccentVariantsTests {
         #expect(AccentVariants.yod(word, phones) == nil)
     }
 
+    @Test(arguments: [
+        ("T EH M P R AH CH ER", "T EH M P R AH CH AH R"),   // temperature in ...
+        ("P AW ER", "P AW AH R"),                           // power up
+        ("K AA R", "K AA R"),                               // car: the same as the dictionary's
+    ])
+    func anROrErAtTheEndIsSaidBeforeAVowel(_ general: String, _ linking: String) {
+        #expect(AccentVariants.linkingR(general) == linking)
+    }
+
+    /// Only words that end in an r sound; a form the dictionary has is not added again.
+    @Test func linkingFormsAreOnlyForWordsThatEndInR() {
+        #expect(AccentVariants.linkingR("S T AA R T") == nil)
+        #expect(AccentVariants.linkingR("V EH R IY") == nil)
+        #expect(AccentVariants.linkingForms(pronunciations: ["K AA R"]).isEmpty)
+        #expect(AccentVariants.linkingForms(pronunciations: ["T AY M ER"]) == ["T AY M AH R"])
+        #expect(AccentVariants.beginsWithVowel("IH N") && !AccentVariants.beginsWithVowel("DH AH"))
+    }
+
     /// Every form a word lacks, each once; the AH a lost r leaves of ER is never made open.
     @Test func formsCombineTheAccentsAndSkipWhatTheDictionaryHas() {
         #expect(AccentVariants.forms(of: "done", pronunciations: ["D AH N"]) == ["D AA N"])
@@ -66,6 +84,7 @@ struct AccentVariantsTests {
         #expect(Decoder.baseWord("start" + AccentVariants.marker) == "start")
         #expect(Decoder.baseWord("start" + AccentVariants.marker + "(2)") == "start")
         #expect(Decoder.baseWord("read(2)") == "read")
+        #expect(Decoder.baseWord("power" + AccentVariants.linkingMarker) == "power")
     }
 
     /// A word with several pronunciations gets its variants as alternates of the variant word,

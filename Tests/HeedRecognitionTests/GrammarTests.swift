@@ -28,6 +28,37 @@ struct GrammarTests {
         #expect(entries(into: grammar.stateCount - 1, grammar) == inner)
     }
 
+    /// A form that only fits before some words (a linking r before a vowel) goes only on the
+    /// transitions those words can follow, empty transitions included.
+    @Test func variantsBeforeSomeWordsGoOnlyWhereTheyCanFollow() {
+        var grammar = Grammar()
+        grammar.addPhrase(["power", "up", "the", "saw"])
+        grammar.addPhrase(["power", "down", "the", "saw"])
+        grammar.addPhrase(["lower", "it"])
+        grammar.addPhrase(["timer"])
+        let afterLower = grammar.transitions.first { $0.word == "lower" }!.to
+        let skip = grammar.addState()
+        grammar.add(from: afterLower, to: skip, word: nil)
+        grammar.add(from: skip, to: grammar.final, word: "again")
+        let vowelFirst: Set<String> = ["up", "it", "again"]
+        grammar.addVariants(["power": ["power~lr"], "lower": ["lower~lr"], "timer": ["timer~lr"]], probability: 0.1,
+                            before: vowelFirst.contains)
+        let variants = grammar.transitions.filter { $0.word?.hasSuffix("~lr") == true }
+        // "power" is followed by "up" on its one transition, "lower" by "it"; "timer" ends its phrase.
+        #expect(variants.map(\.word) == ["power~lr", "lower~lr"])
+        #expect(variants.allSatisfy { $0.probability == 0.1 })
+        var onlyAgain = Grammar()
+        onlyAgain.addPhrase(["lower"])
+        let middle = onlyAgain.addState()
+        onlyAgain.add(from: onlyAgain.start, to: middle, word: "lower")
+        let empty = onlyAgain.addState()
+        onlyAgain.add(from: middle, to: empty, word: nil)
+        onlyAgain.add(from: empty, to: onlyAgain.final, word: "again")
+        onlyAgain.addVariants(["lower": ["lower~lr"]], probability: 0.1, before: vowelFirst.contains)
+        // Only the "lower" that "again" can follow, through an empty transition, gets the form.
+        #expect(onlyAgain.transitions.filter { $0.word == "lower~lr" }.map(\.to) == [middle])
+    }
+
     /// PocketSphinx's FSG file format: states, then one TRANSITION line per arc, an empty one
     /// without a word; probabilities as they are (PocketSphinx applies the language weight).
     @Test func fsgTextIsPocketSphinxsFileFormat() {

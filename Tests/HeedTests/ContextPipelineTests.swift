@@ -69,6 +69,20 @@ import Yams
         #expect(try recognizer.recognize(file: Fixtures.demo.appendingPathComponent("stop.wav")).first?.intent?.name == "stop")
     }
 
+    /// A non-rhotic speaker says the r of "temperature" before "in" (espeak-ng's British voice:
+    /// t'EmprI2tS3r- InD@). With only the r-less form beside the dictionary's, this command was
+    /// lost at both speeds (BENCHMARKS.md, "Accents" and "A yod and a linking r"); the linking-r
+    /// form, offered only before a vowel, hears it.
+    @Test func aLinkingRIsHeardBeforeAVowel() throws {
+        let home = Fixtures.root.appendingPathComponent("Models/contexts/home.yml")
+        let recognizer = try CommandRecognizer(vocabulary: .commands(.builtins, contexts: [Context(contentsOf: home)]),
+                                               authorization: TestAuthorization.speechRecognition())
+        for speed in [140, 175] {
+            let file = Fixtures.audio.appendingPathComponent("home/getTemperature-10-en_m3-\(speed).wav")
+            #expect(try recognizer.recognize(file: file).map(\.intent) == [Intent(name: "getTemperature", slots: ["room": "bathroom"])])
+        }
+    }
+
     @Test func missingWordsAreListedWithWhereTheyAreUsed() throws {
         let yaml = """
             context:
