@@ -123,9 +123,11 @@ public struct RecognizerOptions: Sendable {
     public var minVoicedSeconds: Double? = 0.02
     /// Command words also get the pronunciations of other accents (see `AccentVariants`), at this
     /// probability against the dictionary's (nil: not): non-rhotic English ("start" without its
-    /// r) and an open stressed vowel ("done" as D AA N). On Audio/workshop's British voices,
-    /// "start" was heard as "stop" in 10 of 20 recordings without the first; without the second,
-    /// 6 of 10 synthetic "done"s were heard as "start" (BENCHMARKS.md, "Accents", "An open done").
+    /// r, and with it before a vowel), an open stressed vowel ("done" as D AA N) and the British
+    /// yod ("resume" R IH Z Y UW M). On Audio/workshop's British voices, "start" was heard as
+    /// "stop" in 10 of 20 recordings without the first; without the second, 6 of 10 synthetic
+    /// "done"s were heard as "start" (BENCHMARKS.md, "Accents", "An open done", "A yod and a
+    /// linking r").
     public var accentVariantProbability: Double? = 0.1
     /// Decoded phrases shorter than this are not verified: a word or two is too short for the
     /// comparison to mean anything (on Audio/builtins, right and wrong single words overlap).
@@ -387,9 +389,13 @@ public final class CommandRecognizer {
         guard let probability = options.accentVariantProbability else { return }
         let words = graph.words
         graph.addVariants(variantWords(for: words, marker: AccentVariants.marker, AccentVariants.forms), probability: probability)
+        var beginsWithVowel: [String: Bool] = [:]
         graph.addVariants(variantWords(for: words, marker: AccentVariants.linkingMarker) { AccentVariants.linkingForms(pronunciations: $1) },
                           probability: probability) { [decoder] next in
-            decoder.pronunciations(of: next).contains(where: AccentVariants.beginsWithVowel)
+            if let known = beginsWithVowel[next] { return known }
+            let answer = decoder.pronunciations(of: next).contains(where: AccentVariants.beginsWithVowel)
+            beginsWithVowel[next] = answer
+            return answer
         }
     }
 
@@ -470,15 +476,10 @@ public final class CommandRecognizer {
         var wav: ConvertedWAVStream
         do { wav = try ConvertedWAVStream(contentsOf: url, rate: sampleRate) } catch { throw HeedError(error) }
         var stream = makeStream()
-        var first = true
         while true {
             let piece: [Int16]?
             do { piece = try wav.next() } catch { throw HeedError(error) }
             guard let piece else { break }
-            if first, let s = ProcessInfo.processInfo.environment["HEED_PRIME"].flatMap(Double.init) {
-                stream.primeSuppressor(with: piece.prefix(Int(s * Double(sampleRate))))
-            }
-            first = false
             try stream.feedEvents(piece).forEach(onEvent)
         }
         try stream.finishEvents().forEach(onEvent)
@@ -507,9 +508,6 @@ public final class CommandRecognizer {
     /// Decodes samples already at `sampleRate`, with every event (dialogue steps included).
     public func recognizeEvents(samples: [Int16]) throws(HeedError) -> [UtteranceStream.Event] {
         var stream = makeStream()
-        if let s = ProcessInfo.processInfo.environment["HEED_PRIME"].flatMap(Double.init) {
-            stream.primeSuppressor(with: samples.prefix(Int(s * Double(sampleRate))))
-        }
         return try stream.feedEvents(samples) + stream.finishEvents()
     }
 
@@ -788,11 +786,7 @@ public final class CommandRecognizer {
             try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in
                 try decoder.process(buffer, wholeUtterance: true)
             }
-            let h = try decoder.endUtterance(alternatives: alternatives)
-            if ProcessInfo.processInfo.environment["HEED_DIAG"] != nil {
-                FileHandle.standardError.write("DIAG \(selectedSearch) adapted=\(decoder.isAdaptedToNoise) final=\(h.reachedFinalState) n=\(samples.count) ac=\(h.acousticScore) :: \(h.words.map { "\($0.word)[\($0.startFrame)-\($0.endFrame)]" }.joined(separator: " "))\n".data(using: .utf8)!)
-            }
-            return h
+            return try decoder.endUtterance(alternatives: alternatives)
         } catch {
             throw HeedError(error)
         }

@@ -51,20 +51,6 @@ public struct UtteranceStream {
         endpointer = Endpointer(configuration: endpointing)
     }
 
-    /// Lets the suppressor learn the noise from `samples` (the stream's own first moments, fed
-    /// again afterwards) so its first output is already denoised. Their output is discarded.
-    public mutating func primeSuppressor(with samples: ArraySlice<Int16>) {
-        guard let suppressor else { return }
-        let whole = samples.count / suppressor.frameLength * suppressor.frameLength
-        guard whole > 0 else { return }
-        var input = Array(samples.prefix(whole))
-        if let cutoff = recognizer.options.suppressorHighPassCutoff {
-            var filter = HighPassFilter(cutoff: cutoff, sampleRate: recognizer.sampleRate)
-            input = filter.process(input)
-        }
-        _ = suppressor.process(input)
-    }
-
     /// Samples seen so far.
     public var position: Int { historyStart + history.count }
 

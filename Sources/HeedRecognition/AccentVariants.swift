@@ -2,8 +2,9 @@
 /// says every r; most English outside North America (England, Australia, New Zealand, South
 /// Africa, much of the Caribbean) is non-rhotic: an r after a vowel is said only when a vowel
 /// follows. A British "start" is S T AA T, which the American model hears as "stop" (S T AA P)
-/// sooner than as S T AA R T. And the stressed vowel of "done", said open, is heard as AA
-/// (see `openStrut`).
+/// sooner than as S T AA R T; before a vowel the r comes back (see `linkingR`). The stressed
+/// vowel of "done", said open, is heard as AA (see `openStrut`), and British English keeps the
+/// yod of "resume" (see `yod`).
 public enum AccentVariants {
     /// What the dictionary word carrying a word's variants is called: the word and this
     /// ("start~ac"). `Decoder.baseWord` takes it off again.
@@ -92,8 +93,8 @@ public enum AccentVariants {
     static let yodConsonants: Set<Substring> = ["T", "D", "N", "S", "Z", "TH"]
 
     /// Every accent form of `word` that its dictionary pronunciations lack, each once: non-rhotic,
-    /// open STRUT and the kept yod. The open vowel is only ever the dictionary's AH, never the AH a lost r
-    /// leaves of ER ("burn" B AH N is not also B AA N).
+    /// open STRUT and the kept yod. The open vowel is only ever the dictionary's AH, never the AH
+    /// a lost r leaves of ER ("burn" B AH N is not also B AA N).
     public static func forms(of word: String, pronunciations: [String]) -> [String] {
         var forms: [String] = []
         for phones in pronunciations {

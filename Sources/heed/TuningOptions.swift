@@ -56,7 +56,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Take a decoded command only when the stretch it was heard in holds this many seconds of voiced speech (default 0.02; clatter has none); 0 turns the check off.", valueName: "SECONDS"))
     var minVoiced: Double?
 
-    @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"), with an open stressed vowel (\"done\" as \"dahn\"); 0 hears General American only.", valueName: "P"))
+    @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
     @Option(help: ArgumentHelp("The most HMMs the decoder keeps active per frame on a clean utterance; above it the beams narrow (default 500); 0 means no cap.", valueName: "N"))
