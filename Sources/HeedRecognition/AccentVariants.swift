@@ -46,11 +46,7 @@ public enum AccentVariants {
 
     /// The linking-r forms of a word's pronunciations (`linkingR`), each once.
     public static func linkingForms(pronunciations: [String]) -> [String] {
-        var forms: [String] = []
-        for form in pronunciations.compactMap(linkingR) where !pronunciations.contains(form) && !forms.contains(form) {
-            forms.append(form)
-        }
-        return forms
+        unique(pronunciations.map(linkingR), besides: pronunciations)
     }
 
     /// Whether a pronunciation ("IH N") begins with a vowel, where a linking r is said.
@@ -96,12 +92,14 @@ public enum AccentVariants {
     /// open STRUT and the kept yod. The open vowel is only ever the dictionary's AH, never the AH
     /// a lost r leaves of ER ("burn" B AH N is not also B AA N).
     public static func forms(of word: String, pronunciations: [String]) -> [String] {
+        unique(pronunciations.flatMap { [nonRhotic($0), openStrut(word, $0), yod(word, $0)] }, besides: pronunciations)
+    }
+
+    /// The forms in `candidates`, in order and each once, that are not among `pronunciations`.
+    static func unique(_ candidates: [String?], besides pronunciations: [String]) -> [String] {
         var forms: [String] = []
-        for phones in pronunciations {
-            for form in [nonRhotic(phones), openStrut(word, phones), yod(word, phones)].compactMap({ $0 })
-            where !pronunciations.contains(form) && !forms.contains(form) {
-                forms.append(form)
-            }
+        for form in candidates.compactMap({ $0 }) where !pronunciations.contains(form) && !forms.contains(form) {
+            forms.append(form)
         }
         return forms
     }

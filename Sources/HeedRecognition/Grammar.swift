@@ -62,12 +62,7 @@ public struct Grammar: Equatable, Sendable {
     /// dictionary words that stand for it, such as an accent's pronunciation), at `probability`
     /// times the original's: a variant wins only when it fits the audio that much better.
     public mutating func addVariants(_ variants: [String: [String]], probability: Double) {
-        for transition in transitions {
-            guard let word = transition.word, let others = variants[word] else { continue }
-            for other in others {
-                add(from: transition.from, to: transition.to, word: other, probability: transition.probability * probability)
-            }
-        }
+        addVariants(variants, probability: probability, where: { _ in true })
     }
 
     /// Like `addVariants`, only on transitions that a word `next` accepts can follow (through any
@@ -88,8 +83,13 @@ public struct Grammar: Equatable, Sendable {
             }
             return false
         }
+        addVariants(variants, probability: probability, where: { followed($0.to) })
+    }
+
+    /// The variants of `variants` on every transition on one of its words that `accepts` allows.
+    private mutating func addVariants(_ variants: [String: [String]], probability: Double, where accepts: (Transition) -> Bool) {
         for transition in transitions {
-            guard let word = transition.word, let others = variants[word], followed(transition.to) else { continue }
+            guard let word = transition.word, let others = variants[word], accepts(transition) else { continue }
             for other in others {
                 add(from: transition.from, to: transition.to, word: other, probability: transition.probability * probability)
             }
