@@ -121,6 +121,13 @@ public struct RecognizerOptions: Sendable {
     /// false acceptance 10 -> 4 of 82; of 1611 right commands in all noises, the least voiced
     /// had 0.02 s, and the clatter taken for commands at most 0.01 s.
     public var minVoicedSeconds: Double? = 0.02
+    /// In an utterance with real pauses (not noisy, see `noiseSuppressionRangeDB`), a decoded
+    /// command is not understood when a stretch the decoder took for silence holds this many
+    /// seconds of voiced speech (nil: no check). There, silence is silence: voiced sound in it
+    /// is speech the command leaves out. A burst of clatter had tipped "cancel my appointment"
+    /// into "cancel" and 1.1 s of "silence" (0.6 s of it voiced). Chosen on Audio/* clean and in
+    /// clatter (BENCHMARKS.md, "Speech taken for silence"): no right command lost at 0.3.
+    public var maxVoicedSilenceSeconds: Double? = 0.3
     /// Command words also get the pronunciations of other accents (see `AccentVariants`), at this
     /// probability against the dictionary's (nil: not): non-rhotic English ("start" without its
     /// r, and with it before a vowel), an open stressed vowel ("done" as D AA N) and the British
@@ -559,13 +566,50 @@ public final class CommandRecognizer {
         return utterance.rejected
     }
 
+    /// The utterance, or not understood when a stretch of `hypothesis` taken for silence holds
+    /// `maxVoicedSilenceSeconds` of voiced speech; for utterances with real pauses only (in noise,
+    /// what is taken for silence is the noise, and background talk or hum can be voiced).
+    private func withoutSpeechInSilence(_ utterance: Utterance?, _ hypothesis: Hypothesis, _ samples: ArraySlice<Int16>) -> Utterance? {
+        guard let utterance, utterance.understood, answerSearch == nil, case .commands = vocabulary,
+              let limit = options.maxVoicedSilenceSeconds else { return utterance }
+        let voiced = Self.voicedSpeechInSilence(hypothesis.words, samples, frameLength: sampleRate / decoder.frameRate,
+                                                sampleRate: sampleRate, enough: limit)
+        return voiced >= limit ? utterance.rejected : utterance
+    }
+
+    /// Fillers (silence, noise) shorter than this many frames are not looked into: a word's
+    /// voiced edge may fall into the silence beside it.
+    static let silenceMinFrames = 10
+    /// A filler is looked into only when its loudest frame is within this many dB of the spoken
+    /// words' loudest: the quiet room around a command is left alone.
+    static let silenceWithinDB = 20.0
+
+    /// The most voiced speech in seconds (counted up to `enough`) in any filler of `words`
+    /// (frames of `frameLength` samples from the start of `samples`) of `silenceMinFrames` or
+    /// more whose loudest frame is within `silenceWithinDB` of the spoken words' loudest.
+    static func voicedSpeechInSilence(_ words: [WordSegment], _ samples: ArraySlice<Int16>, frameLength: Int, sampleRate: Int,
+                                      enough: Double = .infinity) -> Double {
+        let levels = frameLevels(samples, frame: frameLength)
+        let loudestLevel = { (segment: WordSegment) -> Double? in
+            let frames = min(levels.count, segment.startFrame)..<min(levels.count, segment.endFrame + 1)
+            return levels[frames].max()
+        }
+        guard let peak = words.filter({ !$0.isFiller }).compactMap(loudestLevel).max() else { return 0 }
+        return words.filter { $0.isFiller && $0.endFrame - $0.startFrame + 1 >= silenceMinFrames }.reduce(0) { most, filler in
+            guard let level = loudestLevel(filler), level >= peak - silenceWithinDB else { return most }
+            let stretch = (samples.startIndex + filler.startFrame * frameLength)..<min(samples.endIndex, samples.startIndex + (filler.endFrame + 1) * frameLength)
+            return max(most, Voicing.voicedDuration(in: samples[stretch], sampleRate: sampleRate, enough: enough))
+        }
+    }
+
     /// The passes of `decodeUtterance`: the whole utterance, then (when that was not a command)
     /// the words said over background talk, then only the loudest stretch.
     private func decodeWithRetries(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
         let partial = noisy && hasNoisyPartialSearch && answerSearch == nil
         try partial ? use(search: Self.noisyPartialCommandSearch, noisy: true) : selectSearch(noisy: noisy)
         let hypothesis = try decode(samples, alternatives: alternativesWanted(noisy: noisy, samples))
-        let first = try verified(interpret(hypothesis, startSample: startSample, sampleCount: samples.count), hypothesis, samples, noisy: noisy)
+        let whole = interpret(hypothesis, startSample: startSample, sampleCount: samples.count)
+        let first = try verified(noisy ? whole : withoutSpeechInSilence(whole, hypothesis, samples), hypothesis, samples, noisy: noisy)
         try selectSearch(noisy: noisy)
         if noisy, first?.understood != true,
            let spoken = try commandSpokenOverBackground(hypothesis, decodedInParts: partial, samples, startSample: startSample) {

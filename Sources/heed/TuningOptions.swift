@@ -56,6 +56,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Take a decoded command only when the stretch it was heard in holds this many seconds of voiced speech (default 0.02; clatter has none); 0 turns the check off.", valueName: "SECONDS"))
     var minVoiced: Double?
 
+    @Option(help: ArgumentHelp("In an utterance with real pauses, reject a decoded command when a stretch taken for silence holds this many seconds of voiced speech: speech the command leaves out (default 0.3); 0 turns the check off.", valueName: "SECONDS"))
+    var maxVoicedSilence: Double?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -97,6 +100,7 @@ struct TuningOptions: ParsableArguments {
         if let noiseUncertainty, !(0...5).contains(noiseUncertainty) { throw ValidationError("--noise-uncertainty must be between 0 and 5") }
         if let adaptationFade, !(0...40).contains(adaptationFade) { throw ValidationError("--adaptation-fade must be between 0 (a hard gate) and 40 dB") }
         if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }
+        if let maxVoicedSilence, !(0...5).contains(maxVoicedSilence) { throw ValidationError("--max-voiced-silence must be between 0 (off) and 5 seconds") }
         for (name, value) in [("--max-active-hmms", maxActiveHmms), ("--noisy-max-active-hmms", noisyMaxActiveHmms)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 (no cap) or more") }
         }
@@ -141,6 +145,7 @@ struct TuningOptions: ParsableArguments {
         if let silenceAdaptation { options.noiseAdaptation?.adaptsSilencePastGate = silenceAdaptation == .on }
         if let accentVariants { options.accentVariantProbability = accentVariants > 0 ? accentVariants : nil }
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
+        if let maxVoicedSilence { options.maxVoicedSilenceSeconds = maxVoicedSilence > 0 ? maxVoicedSilence : nil }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }
         if let noisyMaxActiveHmms { options.noisyMaxActiveHMMs = noisyMaxActiveHmms > 0 ? noisyMaxActiveHmms : nil }
         if stockGaussians { options.decoder.interleavedGaussians = false }

@@ -2,6 +2,7 @@ import Foundation
 import HeedTestSupport
 import Testing
 @testable import Heed
+@testable import HeedRecognition
 
 /// The whole pipeline (WAV, resampling, endpointing, decoding, matching) on recordings.
 @Suite(.serialized) struct PipelineTests {
@@ -72,6 +73,42 @@ import Testing
         let dictionaryOnly = try CommandRecognizer(options: american, authorization: TestAuthorization.speechRecognition())
         #expect(try recognize(file).map { $0.intent?.name } == ["resume"])
         #expect(try dictionaryOnly.recognize(file: file).allSatisfy { !$0.understood })
+    }
+
+    /// "cancel my appointment" with a burst of clatter under "appointment", mixed as `heed test
+    /// Audio/builtins --noise Audio/noise/clatter.wav --snr 12` mixes it. The utterance has real
+    /// pauses, so it is decoded as clean speech: the burst tipped it into "cancel" and 1.1 s of
+    /// silence, 0.6 s of which is voiced. Silence with speech in it is no silence
+    /// (BENCHMARKS.md, "Speech taken for silence").
+    @Test func speechTakenForSilenceIsNoCommand() throws {
+        let speech = try WAVFile(contentsOf: Fixtures.builtins.appendingPathComponent("none-36-en.wav"))
+        let clatter = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/clatter.wav"))
+        let seed = SuiteRunner.stableHash("builtins/none-36-en.wav|clatter @ 12 dB")
+        let mixed = PCM.int16(from: Perturbation.mix(speech: speech.samples, noise: clatter.samples, snr: 12, sampleRate: 16_000, seed: seed))
+        var unchecked = RecognizerOptions()
+        unchecked.maxVoicedSilenceSeconds = nil
+        let withoutCheck = try CommandRecognizer(options: unchecked, authorization: TestAuthorization.speechRecognition())
+        #expect(try withoutCheck.recognize(samples: mixed).filter(\.understood).map(\.transcript) == ["cancel"])
+        #expect(try recognizer.recognize(samples: mixed).allSatisfy { !$0.understood })
+        // The same words without the burst were never a command.
+        #expect(try recognize(Fixtures.builtins.appendingPathComponent("none-36-en.wav")).allSatisfy { !$0.understood })
+    }
+
+    /// What the check measures, on the recording itself: the frames after "cancel" hold voiced
+    /// speech when they are called silence; the quiet room before it, 50 dB under the word, is
+    /// not looked into.
+    @Test func voicedSpeechInSilenceIsMeasuredOnLoudFillersOnly() throws {
+        let speech = try WAVFile(contentsOf: Fixtures.builtins.appendingPathComponent("none-36-en.wav"))
+        let samples = PCM.int16(from: speech.samples)[...]
+        func segment(_ word: String, _ frames: ClosedRange<Int>) -> WordSegment {
+            WordSegment(word: word, startFrame: frames.lowerBound, endFrame: frames.upperBound, isFiller: word == "<sil>")
+        }
+        let swallowed = [segment("<sil>", 0...20), segment("cancel", 21...64), segment("<sil>", 65...175)]
+        let voiced = CommandRecognizer.voicedSpeechInSilence(swallowed, samples, frameLength: 160, sampleRate: 16_000)
+        #expect(voiced > 0.5, "\(voiced)")
+        let heard = [segment("<sil>", 0...20), segment("cancel", 21...64), segment("my", 65...100), segment("appointment", 101...175)]
+        #expect(CommandRecognizer.voicedSpeechInSilence(heard, samples, frameLength: 160, sampleRate: 16_000) == 0)
+        #expect(CommandRecognizer.voicedSpeechInSilence(swallowed, samples, frameLength: 160, sampleRate: 16_000, enough: 0.3) < 0.35)
     }
 
     @Test func severalCommandsInOneFileComeOutInOrderWithTimes() throws {
