@@ -584,22 +584,39 @@ public final class CommandRecognizer {
     /// words' loudest: the quiet room around a command is left alone.
     static let silenceWithinDB = 20.0
 
+    /// Voiced sound in a filler counts only from its first onset: a frame this many dB above the
+    /// quietest frame before it in the filler and louder than all of them. Speech left out starts
+    /// somewhere; the room's echo of the word before the filler only fades, and in a reverberant
+    /// copy of the suites it held up to 0.3 s of voiced sound after a command's last word.
+    static let silenceOnsetRiseDB = 10.0
+
     /// The most voiced speech in seconds (counted up to `enough`) in any filler of `words`
     /// (frames of `frameLength` samples from the start of `samples`) of `silenceMinFrames` or
-    /// more whose loudest frame is within `silenceWithinDB` of the spoken words' loudest.
+    /// more, from its first onset (`silenceOnsetRiseDB`) on, when the filler from there is within
+    /// `silenceWithinDB` of the spoken words' loudest frame.
     static func voicedSpeechInSilence(_ words: [WordSegment], _ samples: ArraySlice<Int16>, frameLength: Int, sampleRate: Int,
                                       enough: Double = .infinity) -> Double {
         let levels = frameLevels(samples, frame: frameLength)
-        let loudestLevel = { (segment: WordSegment) -> Double? in
-            let frames = min(levels.count, segment.startFrame)..<min(levels.count, segment.endFrame + 1)
-            return levels[frames].max()
-        }
-        guard let peak = words.filter({ !$0.isFiller }).compactMap(loudestLevel).max() else { return 0 }
+        let frames = { (segment: WordSegment) in min(levels.count, segment.startFrame)..<min(levels.count, segment.endFrame + 1) }
+        guard let peak = words.filter({ !$0.isFiller }).compactMap({ levels[frames($0)].max() }).max() else { return 0 }
         return words.filter { $0.isFiller && $0.endFrame - $0.startFrame + 1 >= silenceMinFrames }.reduce(0) { most, filler in
-            guard let level = loudestLevel(filler), level >= peak - silenceWithinDB else { return most }
-            let stretch = (samples.startIndex + filler.startFrame * frameLength)..<min(samples.endIndex, samples.startIndex + (filler.endFrame + 1) * frameLength)
+            let range = frames(filler)
+            guard let onset = firstOnset(levels[range]), levels[onset..<range.upperBound].max()! >= peak - silenceWithinDB else { return most }
+            let stretch = (samples.startIndex + onset * frameLength)..<(samples.startIndex + range.upperBound * frameLength)
             return max(most, Voicing.voicedDuration(in: samples[stretch], sampleRate: sampleRate, enough: enough))
         }
+    }
+
+    /// The first of `levels` louder than all before it and at least `silenceOnsetRiseDB` above
+    /// the quietest of them, or nil.
+    static func firstOnset(_ levels: ArraySlice<Double>) -> Int? {
+        var quietest = Double.infinity, loudest = -Double.infinity
+        for index in levels.indices {
+            if levels[index] >= quietest + silenceOnsetRiseDB && levels[index] > loudest { return index }
+            quietest = min(quietest, levels[index])
+            loudest = max(loudest, levels[index])
+        }
+        return nil
     }
 
     /// The passes of `decodeUtterance`: the whole utterance, then (when that was not a command)
