@@ -124,9 +124,10 @@ public struct RecognizerOptions: Sendable {
     /// In an utterance with real pauses (not noisy, see `noiseSuppressionRangeDB`), a decoded
     /// command is not understood when a stretch the decoder took for silence holds this many
     /// seconds of voiced speech (nil: no check). There, silence is silence: voiced sound in it
-    /// is speech the command leaves out. A burst of clatter had tipped "cancel my appointment"
-    /// into "cancel" and 1.1 s of "silence" (0.6 s of it voiced). Chosen on Audio/* clean and in
-    /// clatter (BENCHMARKS.md, "Speech taken for silence"): no right command lost at 0.3.
+    /// is speech the command leaves out (a room's fading echo is not: see `silenceOnsetRiseDB`).
+    /// A burst of clatter had tipped "cancel my appointment" into "cancel" and 1.1 s of
+    /// "silence", 0.54 s of it voiced. Chosen on Audio/* clean, in clatter and in reverberant
+    /// copies (BENCHMARKS.md, "Speech taken for silence"): no right command lost at 0.3.
     public var maxVoicedSilenceSeconds: Double? = 0.3
     /// Command words also get the pronunciations of other accents (see `AccentVariants`), at this
     /// probability against the dictionary's (nil: not): non-rhotic English ("start" without its

@@ -78,7 +78,7 @@ import Testing
     /// "cancel my appointment" with a burst of clatter under "appointment", mixed as `heed test
     /// Audio/builtins --noise Audio/noise/clatter.wav --snr 12` mixes it. The utterance has real
     /// pauses, so it is decoded as clean speech: the burst tipped it into "cancel" and 1.1 s of
-    /// silence, 0.6 s of which is voiced. Silence with speech in it is no silence
+    /// silence, 0.54 s of which is voiced. Silence with speech in it is no silence
     /// (BENCHMARKS.md, "Speech taken for silence").
     @Test func speechTakenForSilenceIsNoCommand() throws {
         let speech = try WAVFile(contentsOf: Fixtures.builtins.appendingPathComponent("none-36-en.wav"))
