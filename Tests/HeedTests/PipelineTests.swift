@@ -94,15 +94,17 @@ import Testing
         #expect(try recognize(Fixtures.builtins.appendingPathComponent("none-36-en.wav")).allSatisfy { !$0.understood })
     }
 
+    /// A decoded word on `frames`; "<sil>" is silence.
+    func segment(_ word: String, _ frames: ClosedRange<Int>) -> WordSegment {
+        WordSegment(word: word, startFrame: frames.lowerBound, endFrame: frames.upperBound, isFiller: word == "<sil>")
+    }
+
     /// What the check measures, on the recording itself: the frames after "cancel" hold voiced
     /// speech when they are called silence; the quiet room before it, 50 dB under the word, is
     /// not looked into.
     @Test func voicedSpeechInSilenceIsMeasuredOnLoudFillersOnly() throws {
         let speech = try WAVFile(contentsOf: Fixtures.builtins.appendingPathComponent("none-36-en.wav"))
         let samples = PCM.int16(from: speech.samples)[...]
-        func segment(_ word: String, _ frames: ClosedRange<Int>) -> WordSegment {
-            WordSegment(word: word, startFrame: frames.lowerBound, endFrame: frames.upperBound, isFiller: word == "<sil>")
-        }
         let swallowed = [segment("<sil>", 0...20), segment("cancel", 21...64), segment("<sil>", 65...175)]
         let voiced = CommandRecognizer.voicedSpeechInSilence(swallowed, samples, frameLength: 160, sampleRate: 16_000)
         #expect(voiced > 0.25, "\(voiced)")
@@ -127,9 +129,6 @@ import Testing
                 let harmonics = (1...8).reduce(0.0) { $0 + sin(2 * Double.pi * 120 * Double($1) * time) / Double($1) }
                 return Float(wordLevel * pow(10, decibels(time) / 20) * harmonics / 1.5)
             }
-        }
-        func segment(_ word: String, _ frames: ClosedRange<Int>) -> WordSegment {
-            WordSegment(word: word, startFrame: frames.lowerBound, endFrame: frames.upperBound, isFiller: word == "<sil>")
         }
         for (tail, isEcho) in [(voice(seconds: 0.5) { -40 * $0 }, true), (voice(seconds: 0.8) { -20 + 40 * $0 }, false)] {
             let samples = PCM.int16(from: word + tail)[...]
