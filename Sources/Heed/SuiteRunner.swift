@@ -13,6 +13,8 @@ public enum SuiteCondition: Hashable, Sendable, CustomStringConvertible {
     case speed(Double)
     /// Louder or quieter by this many dB.
     case gain(Double)
+    /// Heard in a room whose reverberation time (RT60) is this many seconds.
+    case reverb(Double)
 
     public var description: String {
         switch self {
@@ -20,6 +22,7 @@ public enum SuiteCondition: Hashable, Sendable, CustomStringConvertible {
         case .noise(let name, let snr): return "\(name) @ \(Self.number(snr)) dB"
         case .speed(let factor): return "speed x\(Self.number(factor))"
         case .gain(let decibels): return "gain \(decibels > 0 ? "+" : "")\(Self.number(decibels)) dB"
+        case .reverb(let seconds): return "reverb \(Self.number(seconds)) s"
         }
     }
 
@@ -146,13 +149,14 @@ public struct SuiteRunner: Sendable {
         } catch {
             return ([], HeedError(error).message, 0, 0, [])
         }
+        let seed = Self.stableHash("\(suite.name)/\(entry.file)|\(condition)")
         switch condition {
         case .clean: break
         case .noise(let name, let snr):
-            let seed = Self.stableHash("\(suite.name)/\(entry.file)|\(condition)")
             samples = Perturbation.mix(speech: samples, noise: noises[name] ?? [], snr: snr, sampleRate: rate, seed: seed)
         case .speed(let factor): samples = Perturbation.speed(samples, by: factor, sampleRate: rate)
         case .gain(let decibels): samples = Perturbation.gain(samples, decibels: decibels)
+        case .reverb(let seconds): samples = Perturbation.reverberate(samples, rt60: seconds, sampleRate: rate, seed: seed)
         }
         if let keepAudio, condition != .clean {
             let folder = keepAudio.appendingPathComponent(condition.description.replacingOccurrences(of: " ", with: ""))

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Changes made to a clean recording to test how recognition holds up: noise at a chosen
-/// signal-to-noise ratio, faster or slower speech, a quieter or louder microphone.
+/// signal-to-noise ratio, a reverberant room, faster or slower speech, a quieter or louder
+/// microphone.
 public enum Perturbation {
     /// Speech level in dB (full scale = 0), measured on the loudest quarter of 20 ms frames so
     /// that the pauses around a short command do not count as speech.
@@ -51,6 +52,49 @@ public enum Perturbation {
     public static func gain(_ samples: [Float], decibels: Double) -> [Float] {
         let scale = Float(pow(10, decibels / 20))
         return samples.map { max(-1, min(1, $0 * scale)) }
+    }
+
+    /// How much louder the direct sound is than the room's reverberation, in dB: 0 is a talker at
+    /// the room's critical distance, about a metre from the device in a furnished living room or
+    /// kitchen. Further away the reverberation dominates.
+    public static let directToReverberantDB = 0.0
+    /// When the first reflections arrive after the direct sound.
+    static let reflectionDelaySeconds = 0.004
+
+    /// A synthetic room impulse response: the direct sound, then from
+    /// `reflectionDelaySeconds` a diffuse tail of random reflections whose level falls 60 dB in
+    /// `rt60` seconds, carrying `directToReverberantDB` less energy than the direct sound. The
+    /// same seed gives the same room.
+    public static func roomResponse(rt60: Double, sampleRate: Int, seed: UInt64) -> [Float] {
+        precondition(rt60 > 0, "reverberation time must be positive")
+        let length = max(2, Int(rt60 * Double(sampleRate)))
+        let first = min(length - 1, Int(reflectionDelaySeconds * Double(sampleRate)))
+        var generator = SplitMix64(seed: seed)
+        var response = [Float](repeating: 0, count: length)
+        response[0] = 1
+        // Amplitude falls by 60 dB (a factor of 1000) over rt60: exp(-ln(1000) t / rt60).
+        let decay = log(1000) / (rt60 * Double(sampleRate))
+        var energy = 0.0
+        for index in first..<length {
+            let value = Double.random(in: -1...1, using: &generator) * exp(-decay * Double(index))
+            response[index] = Float(value)
+            energy += value * value
+        }
+        let scale = Float((pow(10, -directToReverberantDB / 10) / max(energy, 1e-20)).squareRoot())
+        for index in first..<length { response[index] *= scale }
+        return response
+    }
+
+    /// `samples` as heard in a room whose reverberation time is `rt60` seconds
+    /// (`roomResponse`), at the same speech level, with the room's echo after the last sound
+    /// kept. Clips at full scale.
+    public static func reverberate(_ samples: [Float], rt60: Double, sampleRate: Int, seed: UInt64) -> [Float] {
+        guard !samples.isEmpty else { return samples }
+        let heard = FFT.convolve(samples, roomResponse(rt60: rt60, sampleRate: sampleRate, seed: seed))
+        let change = speechLevel(of: samples, sampleRate: sampleRate) - speechLevel(of: heard, sampleRate: sampleRate)
+        guard change.isFinite else { return heard }
+        let scale = Float(pow(10, change / 20))
+        return heard.map { max(-1, min(1, $0 * scale)) }
     }
 
     private static func framePowers(_ samples: [Float], frameLength: Int) -> [Double] {

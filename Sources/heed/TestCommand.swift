@@ -24,8 +24,9 @@ struct RunSuites: ParsableCommand {
 
             Sweeps decode every file again under each condition: --noise mixes a noise \
             recording in at each --snr (speech level measured on the loudest frames, the noise \
-            from a random offset with a fixed seed, so runs repeat exactly); --speed and --gain \
-            perturb the recording. A table gives the rates per condition; --plot draws them.
+            from a random offset with a fixed seed, so runs repeat exactly); --reverb plays it \
+            in a synthetic room (seeded the same way); --speed and --gain perturb the \
+            recording. A table gives the rates per condition; --plot draws them.
 
             Exit 0 when, in every condition, every expectation holds, or acceptance is at least \
             --min-accept and false acceptance at most --max-false-accept; 1 otherwise.
@@ -57,6 +58,9 @@ struct RunSuites: ParsableCommand {
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Gains to sweep, in dB.", valueName: "DB,DB..."), transform: RunSuites.numbers)
     var gain: [Double] = []
+
+    @Option(help: ArgumentHelp("Reverberation times (RT60) to sweep, in seconds: the recording as heard in a room whose echo dies away 60 dB in that time (0.3 a furnished living room, 0.6 a kitchen, 1 a bare hall), the talker at about a metre.", valueName: "S,S..."), transform: RunSuites.numbers)
+    var reverb: [Double] = []
 
     @Flag(help: "Leave out the unperturbed run when sweeping.")
     var noClean = false
@@ -98,10 +102,13 @@ struct RunSuites: ParsableCommand {
         if let bad = snr.first(where: { !(-20...80).contains($0) }) { throw ValidationError("--snr \(bad) is outside -20...80 dB") }
         if let bad = speed.first(where: { !(0.5...2).contains($0) }) { throw ValidationError("--speed \(bad) is outside 0.5...2") }
         if let bad = gain.first(where: { !(-60...40).contains($0) }) { throw ValidationError("--gain \(bad) is outside -60...40 dB") }
+        if let bad = reverb.first(where: { !(0.05...3).contains($0) }) { throw ValidationError("--reverb \(bad) is outside 0.05...3 seconds") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         let names = noise.map(Self.noiseName)
         if Set(names).count != names.count { throw ValidationError("two --noise files share a name; rename one") }
-        if noClean && noise.isEmpty && speed.isEmpty && gain.isEmpty { throw ValidationError("--no-clean needs a sweep (--noise, --speed or --gain)") }
+        if noClean && noise.isEmpty && speed.isEmpty && gain.isEmpty && reverb.isEmpty {
+            throw ValidationError("--no-clean needs a sweep (--noise, --speed, --gain or --reverb)")
+        }
     }
 
     static func noiseName(_ path: String) -> String {
@@ -112,7 +119,7 @@ struct RunSuites: ParsableCommand {
         let authorization = try appOptions.speechRecognitionAuthorization()
         var conditions: [SuiteCondition] = noClean ? [] : [.clean]
         for path in noise { conditions += snr.map { .noise(Self.noiseName(path), snr: $0) } }
-        conditions += speed.map { .speed($0) } + gain.map { .gain($0) }
+        conditions += speed.map { .speed($0) } + gain.map { .gain($0) } + reverb.map { .reverb($0) }
         var options = try tuning.options()
         let report: SuiteReport
         do throws(HeedError) {

@@ -125,6 +125,7 @@ enum TestReportJSON {
             case .noise(let name, let snr): fields["kind"] = "noise"; fields["noise"] = name; fields["snr"] = snr
             case .speed(let factor): fields["kind"] = "speed"; fields["speed"] = factor
             case .gain(let decibels): fields["kind"] = "gain"; fields["gain"] = decibels
+            case .reverb(let seconds): fields["kind"] = "reverb"; fields["rt60"] = seconds
             }
             if let wer = s.wordErrorRate { fields["wordErrorRate"] = wer }
             return fields
@@ -244,6 +245,7 @@ enum TestReportPlot {
             case .noise(let noise, let snr): (name, value, unit) = (noise, snr, " dB")
             case .speed(let factor): (name, value, unit) = ("speed", factor, "x")
             case .gain(let decibels): (name, value, unit) = ("gain", decibels, " dB gain")
+            case .reverb(let seconds): (name, value, unit) = ("reverb", seconds, " s RT60")
             }
             if let at = groups.firstIndex(where: { $0.name == name }) {
                 groups[at].points.append((value, report.scores(condition: index)))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HeedAudio
 
-/// Noise mixing, speed and gain used by `heed test` sweeps.
+/// Noise mixing, reverberation, speed and gain used by `heed test` sweeps.
 @Suite struct PerturbationTests {
     /// A "command": half a second of tone between two half seconds of near silence.
     func command() -> [Float] {
@@ -59,5 +59,52 @@ import Testing
         let quieter = Perturbation.gain([0.5, -0.5], decibels: -20)
         #expect(abs(quieter[0] - 0.05) < 1e-6 && abs(quieter[1] + 0.05) < 1e-6)
         #expect(Perturbation.gain([0.5, -0.9], decibels: 12) == [1, -1])
+    }
+
+    @Test func convolutionThroughTheFFTIsTheDirectSum() {
+        var generator = SplitMix64(seed: 5)
+        let signal = (0..<300).map { _ in Float.random(in: -1...1, using: &generator) }
+        let kernel = (0..<77).map { _ in Float.random(in: -1...1, using: &generator) }
+        let fast = FFT.convolve(signal, kernel)
+        #expect(fast.count == signal.count + kernel.count - 1)
+        for index in fast.indices {
+            var sum: Float = 0
+            for tap in kernel.indices where index - tap >= 0 && index - tap < signal.count { sum += kernel[tap] * signal[index - tap] }
+            #expect(abs(fast[index] - sum) < 1e-4, "sample \(index)")
+        }
+    }
+
+    /// The room's echo dies away 60 dB over its reverberation time and carries as much energy
+    /// as the direct sound.
+    @Test(arguments: [0.3, 0.9])
+    func aRoomResponseDecaysAtItsReverberationTime(rt60: Double) {
+        let response = Perturbation.roomResponse(rt60: rt60, sampleRate: 16_000, seed: 9)
+        #expect(response.count == Int(rt60 * 16_000) && response[0] == 1)
+        let tail = response.dropFirst()
+        let energy = tail.reduce(0.0) { $0 + Double($1) * Double($1) }
+        #expect(abs(10 * log10(energy)) < 0.01)
+        // Mean power of the tail's second and last tenths: 8 tenths of rt60 apart, so 48 dB.
+        let tenth = response.count / 10
+        func power(_ part: Int) -> Double {
+            response[(part * tenth)..<((part + 1) * tenth)].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(tenth)
+        }
+        let fall = 10 * log10(power(1) / power(9))
+        #expect(abs(fall - 48) < 3, "fell \(fall) dB")
+        #expect(Perturbation.roomResponse(rt60: rt60, sampleRate: 16_000, seed: 9) == response)
+        #expect(Perturbation.roomResponse(rt60: rt60, sampleRate: 16_000, seed: 10) != response)
+    }
+
+    /// Reverberation keeps the speech level and adds the room's echo after the last sound.
+    @Test func reverberationKeepsTheSpeechLevelAndAddsTheEcho() {
+        let speech = command()
+        let heard = Perturbation.reverberate(speech, rt60: 0.6, sampleRate: 16_000, seed: 3)
+        #expect(heard.count == speech.count + 9_600 - 1)
+        let before = Perturbation.speechLevel(of: speech, sampleRate: 16_000)
+        #expect(abs(Perturbation.speechLevel(of: heard, sampleRate: 16_000) - before) < 0.1)
+        // The tone stops at 1 s; 0.1 s later the room still rings (at 0.6 s it falls 10 dB a
+        // tenth of a second), where the dry recording is 80 dB down.
+        let after = heard[17_600..<17_920].reduce(0.0) { $0 + Double($1) * Double($1) } / 320
+        #expect(10 * log10(after) > before - 20, "\(10 * log10(after)) against \(before)")
+        #expect(Perturbation.reverberate(speech, rt60: 0.6, sampleRate: 16_000, seed: 3) == heard)
     }
 }

@@ -145,6 +145,25 @@ import Testing
         #expect(result.stderr.contains("suite.yml: cannot read the suite manifest"))
     }
 
+    /// A reverberant room costs commands, more the longer it rings, and the report says which
+    /// room each condition was.
+    @Test func reverberationSweepLowersAcceptance() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let json = dir.appendingPathComponent("report.json")
+        let result = try CLI.run(["test", "Audio/demo", "--reverb", "0.3,1.5", "--json", json.path])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        func accepted(_ condition: String) -> Int? {
+            lines.first { $0.hasPrefix(condition + " ") }.flatMap { Int($0.dropFirst(condition.count).split(separator: "/").first!.trimmingCharacters(in: .whitespaces)) }
+        }
+        let clean = try #require(accepted("clean")), light = try #require(accepted("reverb 0.3 s")), heavy = try #require(accepted("reverb 1.5 s"))
+        #expect(clean == 7 && heavy < light && light < clean, "\(result.stdout)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        let conditions = try #require(report["conditions"] as? [[String: Any]])
+        #expect(conditions.compactMap { $0["kind"] as? String } == ["clean", "reverb", "reverb"])
+        #expect(conditions.compactMap { $0["rt60"] as? Double } == [0.3, 1.5])
+    }
+
     @Test func sweepOptionsAreChecked() throws {
         let noSNR = try CLI.run(["test", "Audio/coffee", "--noise", "Audio/noise/pink.wav"])
         #expect(noSNR.status == 64 && noSNR.stderr.contains("--noise and --snr go together"))
@@ -152,6 +171,10 @@ import Testing
         #expect(badSNR.status == 64 && badSNR.stderr.contains("'loud' is not a number"))
         let missing = try CLI.run(["test", "Audio/coffee", "--noise", "/nonexistent/noise.wav", "--snr", "6"])
         #expect(missing.status == 66 && missing.stderr.contains("/nonexistent/noise.wav"))
+        let badRoom = try CLI.run(["test", "Audio/coffee", "--reverb", "5"])
+        #expect(badRoom.status == 64 && badRoom.stderr.contains("--reverb 5.0 is outside 0.05...3 seconds"))
+        let noSweep = try CLI.run(["test", "Audio/coffee", "--no-clean"])
+        #expect(noSweep.status == 64 && noSweep.stderr.contains("--no-clean needs a sweep (--noise, --speed, --gain or --reverb)"))
     }
 
     /// Record, `heed test new`, review, `heed test`: the workflow the issue describes.

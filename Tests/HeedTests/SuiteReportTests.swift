@@ -122,5 +122,6 @@ import Testing
         #expect(SuiteCondition.noise("babble", snr: 6).description == "babble @ 6 dB")
         #expect(SuiteCondition.speed(0.9).description == "speed x0.9")
         #expect(SuiteCondition.gain(-12).description == "gain -12 dB")
+        #expect(SuiteCondition.reverb(0.6).description == "reverb 0.6 s")
     }
 }
