@@ -11,17 +11,21 @@ as trained and with the learned profile (--speaker). Reported per voice and fold
 the four suites and for the three contexts alone (issue 4).
 With --enrolled, each voice starts from its enrollment (`heed enroll` on Audio/enroll/<voice>)
 and learns on from there; "as trained" is then still the model as trained.
-Usage: make release && scripts/learned.py [--snr clean,10] [--noise pink] [--voices en,en_m3] [--enrolled] [-- extra heed test args]
+With --reverb RT60, everything (learning and testing) is heard in a reverberant room: the
+suites' recordings as `heed test --reverb RT60` plays them, written out once and used in place of
+the dry ones ("clean" is then that room without noise).
+Usage: make release && scripts/learned.py [--snr clean,10] [--noise pink] [--voices en,en_m3] [--enrolled] [--reverb 0.3] [-- extra heed test args]
 """
 import argparse, json, os, re, subprocess, tempfile
 
-from voiceviews import heed, root, test, view, voice_of
+from voiceviews import heed, number, reverberant_copies, root, test, view, voice_of
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--snr", default="clean", help="comma-separated; 'clean' for no noise (learning is always from the clean fold)")
 parser.add_argument("--noise", default="pink")
 parser.add_argument("--voices", default="en,en_f4,en_m3,en-us,en-us_f2")
 parser.add_argument("--enrolled", action="store_true", help="start each voice from its enrollment (Audio/enroll/<voice>), not the model as trained")
+parser.add_argument("--reverb", type=float, help="learn and test in a room of this reverberation time (seconds)")
 parser.add_argument("extra", nargs="*", help="more arguments for heed test (after --)")
 args = parser.parse_args()
 work = tempfile.mkdtemp(prefix="heed-learned-")
@@ -41,11 +45,12 @@ def run(suites, label, *options):
 
 
 subprocess.run([heed, "auth", "grant", "speech-recognition"], env=env, stdout=subprocess.DEVNULL, check=True)
+room = reverberant_copies(os.path.join(work, "room"), args.reverb, env) if args.reverb else None
 totals = {}
 print(f"{'voice':9} {'fold':4} {'learned':>7} {'condition':18} {'as trained':>18} {'learned':>18}")
 for voice in args.voices.split(","):
-    folds = [view(os.path.join(work, f"{voice}-{fold}"), lambda name, fold=fold: voice_of(name) == voice and fold_of(name) == fold)
-             for fold in (0, 1)]
+    folds = [view(os.path.join(work, f"{voice}-{fold}"), lambda name, fold=fold: voice_of(name) == voice and fold_of(name) == fold,
+                  audio=room) for fold in (0, 1)]
     for fold in (0, 1):
         profile = os.path.join(work, f"{voice}-{fold}.speaker.json")
         if args.enrolled:
@@ -60,9 +65,12 @@ for voice in args.voices.split(","):
         suites = folds[1 - fold]
         trained = run(suites, f"{voice}-{fold}-trained")
         learned = run(suites, f"{voice}-{fold}-learned", "--speaker", profile) if phrases else trained
-        for name in trained:
-            a, n, f, m = trained[name]
-            b, _, g, _ = learned[name]
+        for condition in trained:
+            a, n, f, m = trained[condition]
+            b, _, g, _ = learned[condition]
+            name = condition
+            if room:  # the room, and the noise over it if any
+                name = f"reverb {number(args.reverb)} s" + (condition[len("clean"):] if condition.startswith("clean") else ", " + condition)
             print(f"{voice:9} {fold:4} {phrases:7} {name:18} {a:>4}/{n:<4} FA {f:>2}/{m:<3} {b:>4}/{n:<4} FA {g:>2}/{m:<3}", flush=True)
             t = totals.setdefault(name, [0, 0, 0, 0, 0, 0])
             for i, value in enumerate((a, n, f, m, b, g)):

@@ -13,12 +13,15 @@ def voice_of(name):
     return match.group(1) if match else None
 
 
-def view(folder, keep):
+def view(folder, keep, audio=None):
     """The suites' recordings whose names `keep` accepts, as suites of their own under `folder`
-    (links to the WAVs): a list of (suite folder, its contexts' paths, its recordings' paths)."""
+    (links to the WAVs): a list of (suite folder, its contexts' paths, its recordings' paths).
+    With `audio`, the WAVs are linked from `audio`/<suite> instead (copies of the suites' files
+    made by `heed test --keep-audio`), with the suites' own expectations."""
     suites = []
     for suite in SUITES:
         source = os.path.join(root, "Audio", suite)
+        recordings = os.path.join(audio, suite) if audio else source
         target = os.path.join(folder, suite)
         os.makedirs(target)
         lines, files, contexts = [], [], []
@@ -30,7 +33,7 @@ def view(folder, keep):
             if entry:
                 if not keep(entry.group(1)):
                     continue
-                os.symlink(os.path.join(source, entry.group(1)), os.path.join(target, entry.group(1)))
+                os.symlink(os.path.join(recordings, entry.group(1)), os.path.join(target, entry.group(1)))
                 files.append(os.path.join(target, entry.group(1)))
             lines.append(line)
         if files:
@@ -61,3 +64,18 @@ def test(suites, report, options, snrs, noises, env):
             false = sum(1 for r in rows if r not in positive and r["verdict"] != "passed")
             results[condition["name"] + scope] = (accepted, len(positive), false, len(rows) - len(positive))
     return results
+
+
+def number(value):
+    """A number as `heed test` names conditions with it: "1" for 1.0, "0.3" for 0.3."""
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def reverberant_copies(folder, rt60, env):
+    """The four suites as heard in a room of reverberation time `rt60` (`heed test --reverb`,
+    the same seeded rooms as a sweep), written under `folder`; returns the folder holding one
+    folder per suite, for `view(..., audio=)`."""
+    command = [heed, "test", "run", *[os.path.join(root, "Audio", suite) for suite in SUITES],
+               "--reverb", number(rt60), "--no-clean", "--keep-audio", folder]
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL)
+    return os.path.join(folder, f"reverb{number(rt60)}s")

@@ -168,18 +168,20 @@ import Testing
     /// four suites (102 commands, 15 non-commands) with and without the profile `heed enroll`
     /// makes from its twenty sentences in Audio/enroll (BENCHMARKS.md, "Enrollment": clean 94 ->
     /// 101, pink 12 dB 84 -> 93 commands; false acceptance 1 -> 1 and 2 -> 1; pink 12 dB 86 -> 91
-    /// since verification compares on the model's own scale).
+    /// since verification compares on the model's own scale). In a reverberant room (`--reverb
+    /// 0.3`) the same profile, made from dry recordings, gives back most of what the room takes:
+    /// 77 -> 96 commands, false acceptance 2 -> 1 ("Reverberant rooms, measured").
     @Test func enrollmentHearsABritishVoice() async throws {
         let suites = try Self.voiceView("en_m3", of: ["builtins", "coffee", "home", "workshop"])
         let profile = try Fixtures.temporaryDirectory().appendingPathComponent("en_m3.speaker.json")
         let enrolled = try CLI.run(["enroll", "Audio/enroll/en_m3/enroll.txt", "--output", profile.path])
         try #require(enrolled.status == 0, "\(enrolled.stderr)")
-        let arguments = suites + ["--noise", "Audio/noise/pink.wav", "--snr", "12"]
+        let arguments = suites + ["--noise", "Audio/noise/pink.wav", "--snr", "12", "--reverb", "0.3"]
         let trained = try await run(arguments), adapted = try await run(arguments + ["--speaker", profile.path])
-        for condition in ["clean", "pink @ 12 dB"] {
+        for (condition, gain) in [("clean", 5.0), ("pink @ 12 dB", 5.0), ("reverb 0.3 s", 12.0)] {
             let before = try #require(trained[condition]), after = try #require(adapted[condition])
             // Rates are counts over 102 and 15: a millionth of slack, so a gain of exactly the floor passes.
-            #expect(after.acceptance >= before.acceptance + 5.0 / 102 - 1e-6, "\(condition): enrolled \(after), as trained \(before)")
+            #expect(after.acceptance >= before.acceptance + gain / 102 - 1e-6, "\(condition): enrolled \(after), as trained \(before)")
             #expect(after.falseAcceptance <= before.falseAcceptance + 1.0 / 15 + 1e-6, "\(condition): enrolled \(after), as trained \(before)")
         }
     }
