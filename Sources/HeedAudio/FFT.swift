@@ -1,8 +1,8 @@
 import Foundation
 
-/// An in-place radix-2 complex FFT. A room's response is thousands of taps long, and convolving
-/// a recording with it sample by sample costs a tenth of a second per file; through the FFT it is
-/// a few milliseconds. Sizes are powers of two.
+/// An in-place radix-2 complex FFT. A room's response is thousands of taps long: convolving a
+/// three-second recording with a 0.6 s room sample by sample is 460 million multiplications,
+/// through the FFT about ten million. Sizes are powers of two.
 struct FFT {
     let size: Int
     private let cosines: [Double]
