@@ -256,10 +256,13 @@ enum TestReportPlot {
         var xs: [String] = clean != nil ? ["clean"] : []
         var series: [Series] = []
         for group in groups {
-            // SNR falls to the right; speed and gain in the order given.
-            let sorted = group.unit == " dB" ? group.points.sorted { $0.0 > $1.0 } : group.points
+            // From the clean run, SNR falls and reverberation grows to the right; speed and gain
+            // in the order given.
+            let worsens = group.unit == " dB" || group.unit == " s RT60"
+            let sorted = group.unit == " dB" ? group.points.sorted { $0.0 > $1.0 }
+                : group.unit == " s RT60" ? group.points.sorted { $0.0 < $1.0 } : group.points
             var points = sorted.map { point(SuiteCondition.number($0.0) + group.unit, $0.1) }
-            if let clean, group.unit == " dB" { points.insert(point("clean", clean), at: 0) }
+            if let clean, worsens { points.insert(point("clean", clean), at: 0) }
             for p in points where !xs.contains(p.x) { xs.append(p.x) }
             series.append(Series(name: group.name, points: points))
         }

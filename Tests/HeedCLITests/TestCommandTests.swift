@@ -149,8 +149,8 @@ import Testing
     /// room each condition was.
     @Test func reverberationSweepLowersAcceptance() throws {
         let dir = try Fixtures.temporaryDirectory()
-        let json = dir.appendingPathComponent("report.json")
-        let result = try CLI.run(["test", "Audio/demo", "--reverb", "0.3,1.5", "--json", json.path])
+        let json = dir.appendingPathComponent("report.json"), plot = dir.appendingPathComponent("rooms.svg")
+        let result = try CLI.run(["test", "Audio/demo", "--reverb", "1.5,0.3", "--json", json.path, "--plot", plot.path])
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         func accepted(_ condition: String) -> Int? {
@@ -161,7 +161,12 @@ import Testing
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         let conditions = try #require(report["conditions"] as? [[String: Any]])
         #expect(conditions.compactMap { $0["kind"] as? String } == ["clean", "reverb", "reverb"])
-        #expect(conditions.compactMap { $0["rt60"] as? Double } == [0.3, 1.5])
+        #expect(conditions.compactMap { $0["rt60"] as? Double } == [1.5, 0.3])
+        // Plotted from the dry room on, the reverberation growing to the right.
+        let svg = try String(contentsOf: plot, encoding: .utf8)
+        let labels = ["clean", "0.3 s RT60", "1.5 s RT60"].map { svg.range(of: ">\($0)</text>")?.lowerBound }
+        #expect(svg.contains(">reverb</text>") && labels.allSatisfy { $0 != nil }, "\(svg)")
+        #expect(labels[0]! < labels[1]! && labels[1]! < labels[2]!, "\(svg)")
     }
 
     @Test func sweepOptionsAreChecked() throws {
