@@ -7,8 +7,9 @@ import Synchronization
 /// How a recording is changed before decoding, to measure robustness.
 public enum SuiteCondition: Hashable, Sendable, CustomStringConvertible {
     case clean
-    /// Noise (a name the runner's `noises` knows) mixed in at this SNR in dB.
-    case noise(String, snr: Double)
+    /// Noise (a name the runner's `noises` knows) mixed in at this SNR in dB; with `room`, over
+    /// the speech as heard in that room (`reverb(room)`'s room, and this noise's own offset).
+    case noise(String, snr: Double, room: Double? = nil)
     /// Played this many times faster.
     case speed(Double)
     /// Louder or quieter by this many dB.
@@ -19,7 +20,8 @@ public enum SuiteCondition: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .clean: return "clean"
-        case .noise(let name, let snr): return "\(name) @ \(Self.number(snr)) dB"
+        case .noise(let name, let snr, nil): return "\(name) @ \(Self.number(snr)) dB"
+        case .noise(let name, let snr, let room?): return "\(name) @ \(Self.number(snr)) dB, reverb \(Self.number(room)) s"
         case .speed(let factor): return "speed x\(Self.number(factor))"
         case .gain(let decibels): return "gain \(decibels > 0 ? "+" : "")\(Self.number(decibels)) dB"
         case .reverb(let seconds): return "reverb \(Self.number(seconds)) s"
@@ -98,7 +100,7 @@ public struct SuiteRunner: Sendable {
             pool.checkIn(try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization), suite: index)
         }
         for condition in conditions {
-            if case .noise(let name, _) = condition, noises[name] == nil { throw HeedError(.configuration, "no noise named '\(name)' was loaded") }
+            if case .noise(let name, _, _) = condition, noises[name] == nil { throw HeedError(.configuration, "no noise named '\(name)' was loaded") }
         }
         let cases = suites.indices.flatMap { suite in
             conditions.indices.flatMap { condition in suites[suite].entries.indices.map { (suite: suite, entry: $0, condition: condition) } }
@@ -149,14 +151,17 @@ public struct SuiteRunner: Sendable {
         } catch {
             return ([], HeedError(error).message, 0, 0, [])
         }
-        let seed = Self.stableHash("\(suite.name)/\(entry.file)|\(condition)")
+        // Seeded by file and condition: a noise in a room is the room of that reverb condition
+        // and the noise offset of that noise condition, so the three compare file for file.
+        let seed = { (condition: SuiteCondition) in Self.stableHash("\(suite.name)/\(entry.file)|\(condition)") }
         switch condition {
         case .clean: break
-        case .noise(let name, let snr):
-            samples = Perturbation.mix(speech: samples, noise: noises[name] ?? [], snr: snr, sampleRate: rate, seed: seed)
+        case .noise(let name, let snr, let room):
+            if let room { samples = Perturbation.reverberate(samples, rt60: room, sampleRate: rate, seed: seed(.reverb(room))) }
+            samples = Perturbation.mix(speech: samples, noise: noises[name] ?? [], snr: snr, sampleRate: rate, seed: seed(.noise(name, snr: snr)))
         case .speed(let factor): samples = Perturbation.speed(samples, by: factor, sampleRate: rate)
         case .gain(let decibels): samples = Perturbation.gain(samples, decibels: decibels)
-        case .reverb(let seconds): samples = Perturbation.reverberate(samples, rt60: seconds, sampleRate: rate, seed: seed)
+        case .reverb(let seconds): samples = Perturbation.reverberate(samples, rt60: seconds, sampleRate: rate, seed: seed(condition))
         }
         if let keepAudio, condition != .clean {
             let folder = keepAudio.appendingPathComponent(condition.description.replacingOccurrences(of: " ", with: ""))

@@ -25,8 +25,8 @@ struct RunSuites: ParsableCommand {
             Sweeps decode every file again under each condition: --noise mixes a noise \
             recording in at each --snr (speech level measured on the loudest frames, the noise \
             from a random offset with a fixed seed, so runs repeat exactly); --reverb plays it \
-            in a synthetic room (seeded the same way); --speed and --gain perturb the \
-            recording. A table gives the rates per condition; --plot draws them.
+            in a synthetic room (seeded the same way), and with --noise also runs each noise \
+            condition in each room; --speed and --gain perturb the recording. A table gives the rates per condition; --plot draws them.
 
             Exit 0 when, in every condition, every expectation holds, or acceptance is at least \
             --min-accept and false acceptance at most --max-false-accept; 1 otherwise.
@@ -59,7 +59,7 @@ struct RunSuites: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Gains to sweep, in dB.", valueName: "DB,DB..."), transform: RunSuites.numbers)
     var gain: [Double] = []
 
-    @Option(help: ArgumentHelp("Reverberation times (RT60) to sweep, in seconds: the recording as heard in a room whose echo dies away 60 dB in that time (0.3 a furnished living room, 0.6 a kitchen, 1 a bare hall), the talker at about a metre.", valueName: "S,S..."), transform: RunSuites.numbers)
+    @Option(help: ArgumentHelp("Reverberation times (RT60) to sweep, in seconds: the recording as heard in a room whose echo dies away 60 dB in that time (0.3 a furnished living room, 0.6 a kitchen, 1 a bare hall), the talker at about a metre. With --noise, each noise condition is run in each room too.", valueName: "S,S..."), transform: RunSuites.numbers)
     var reverb: [Double] = []
 
     @Flag(help: "Leave out the unperturbed run when sweeping.")
@@ -120,6 +120,10 @@ struct RunSuites: ParsableCommand {
         var conditions: [SuiteCondition] = noClean ? [] : [.clean]
         for path in noise { conditions += snr.map { .noise(Self.noiseName(path), snr: $0) } }
         conditions += speed.map { .speed($0) } + gain.map { .gain($0) } + reverb.map { .reverb($0) }
+        // A room and a noise together: every noise condition again in each room.
+        for room in reverb {
+            for path in noise { conditions += snr.map { .noise(Self.noiseName(path), snr: $0, room: room) } }
+        }
         var options = try tuning.options()
         let report: SuiteReport
         do throws(HeedError) {

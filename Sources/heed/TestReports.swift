@@ -122,7 +122,9 @@ enum TestReportJSON {
             ]
             switch condition {
             case .clean: fields["kind"] = "clean"
-            case .noise(let name, let snr): fields["kind"] = "noise"; fields["noise"] = name; fields["snr"] = snr
+            case .noise(let name, let snr, let room):
+                fields["kind"] = "noise"; fields["noise"] = name; fields["snr"] = snr
+                if let room { fields["rt60"] = room }
             case .speed(let factor): fields["kind"] = "speed"; fields["speed"] = factor
             case .gain(let decibels): fields["kind"] = "gain"; fields["gain"] = decibels
             case .reverb(let seconds): fields["kind"] = "reverb"; fields["rt60"] = seconds
@@ -242,7 +244,8 @@ enum TestReportPlot {
             let (name, value, unit): (String, Double, String)
             switch condition {
             case .clean: continue
-            case .noise(let noise, let snr): (name, value, unit) = (noise, snr, " dB")
+            case .noise(let noise, let snr, let room):
+                (name, value, unit) = (room.map { "\(noise), reverb \(SuiteCondition.number($0)) s" } ?? noise, snr, " dB")
             case .speed(let factor): (name, value, unit) = ("speed", factor, "x")
             case .gain(let decibels): (name, value, unit) = ("gain", decibels, " dB gain")
             case .reverb(let seconds): (name, value, unit) = ("reverb", seconds, " s RT60")

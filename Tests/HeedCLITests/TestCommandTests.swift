@@ -150,7 +150,8 @@ import Testing
     @Test func reverberationSweepLowersAcceptance() throws {
         let dir = try Fixtures.temporaryDirectory()
         let json = dir.appendingPathComponent("report.json"), plot = dir.appendingPathComponent("rooms.svg")
-        let result = try CLI.run(["test", "Audio/demo", "--reverb", "1.5,0.3", "--json", json.path, "--plot", plot.path])
+        let result = try CLI.run(["test", "Audio/demo", "--reverb", "1.5,0.3", "--noise", "Audio/noise/pink.wav", "--snr", "30",
+                                  "--json", json.path, "--plot", plot.path])
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         func accepted(_ condition: String) -> Int? {
@@ -160,12 +161,16 @@ import Testing
         #expect(clean == 7 && heavy < light && light < clean, "\(result.stdout)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         let conditions = try #require(report["conditions"] as? [[String: Any]])
-        #expect(conditions.compactMap { $0["kind"] as? String } == ["clean", "reverb", "reverb"])
-        #expect(conditions.compactMap { $0["rt60"] as? Double } == [1.5, 0.3])
+        // The noise alone, the rooms alone, then the noise in each room.
+        #expect(conditions.compactMap { $0["name"] as? String }
+                == ["clean", "pink @ 30 dB", "reverb 1.5 s", "reverb 0.3 s", "pink @ 30 dB, reverb 1.5 s", "pink @ 30 dB, reverb 0.3 s"])
+        #expect(conditions.compactMap { $0["kind"] as? String } == ["clean", "noise", "reverb", "reverb", "noise", "noise"])
+        #expect(conditions.compactMap { $0["rt60"] as? Double } == [1.5, 0.3, 1.5, 0.3])
+        #expect(try #require(accepted("pink @ 30 dB, reverb 1.5 s")) < clean)
         // Plotted from the dry room on, the reverberation growing to the right.
         let svg = try String(contentsOf: plot, encoding: .utf8)
         let labels = ["clean", "0.3 s RT60", "1.5 s RT60"].map { svg.range(of: ">\($0)</text>")?.lowerBound }
-        #expect(svg.contains(">reverb</text>") && labels.allSatisfy { $0 != nil }, "\(svg)")
+        #expect(svg.contains(">reverb</text>") && svg.contains(">pink, reverb 0.3 s</text>") && labels.allSatisfy { $0 != nil }, "\(svg)")
         #expect(labels[0]! < labels[1]! && labels[1]! < labels[2]!, "\(svg)")
     }
 

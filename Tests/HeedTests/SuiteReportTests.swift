@@ -1,4 +1,5 @@
 import Foundation
+import HeedTestSupport
 import Testing
 @testable import Heed
 
@@ -123,5 +124,32 @@ import Testing
         #expect(SuiteCondition.speed(0.9).description == "speed x0.9")
         #expect(SuiteCondition.gain(-12).description == "gain -12 dB")
         #expect(SuiteCondition.reverb(0.6).description == "reverb 0.6 s")
+        #expect(SuiteCondition.noise("pink", snr: 12, room: 0.3).description == "pink @ 12 dB, reverb 0.3 s")
+    }
+
+    /// A noise in a room is the reverb condition's room with the noise condition's noise over
+    /// it: the three runs compare file for file (the kept recordings add up to a sample).
+    @Test func aNoiseInARoomIsThatRoomWithThatNoise() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let name = "stop-en-130.wav"
+        try FileManager.default.copyItem(at: Fixtures.audio.appendingPathComponent("builtins/\(name)"), to: folder.appendingPathComponent(name))
+        try "files:\n  \(name): {intent: stop}\n".write(to: folder.appendingPathComponent("suite.yml"), atomically: true, encoding: .utf8)
+        let noise = try SuiteRunner.loadNoise(Fixtures.audio.appendingPathComponent("noise/pink.wav"))
+        var runner = SuiteRunner(suites: [try TestSuite(directory: folder)],
+                                 conditions: [.noise("pink", snr: 12), .reverb(0.3), .noise("pink", snr: 12, room: 0.3)],
+                                 noises: ["pink": noise], jobs: 1)
+        let kept = try Fixtures.temporaryDirectory()
+        runner.keepAudio = kept
+        _ = try runner.run(authorization: try TestAuthorization.speechRecognition())
+        func samples(_ path: String) throws -> [Int16] {
+            PCM.int16(from: try WAVFile(contentsOf: path.hasPrefix("/") ? URL(fileURLWithPath: path) : kept.appendingPathComponent(path)).samples)
+        }
+        let dry = try samples(folder.appendingPathComponent(name).path), suite = folder.lastPathComponent
+        let noisy = try samples("pink@12dB/\(suite)/\(name)"), room = try samples("reverb0.3s/\(suite)/\(name)")
+        let both = try samples("pink@12dB,reverb0.3s/\(suite)/\(name)")
+        #expect(both.count == room.count && room.count == dry.count + Int(0.3 * 16_000) - 1)
+        let largest = dry.indices.map { abs(Int(both[$0]) - (Int(room[$0]) + Int(noisy[$0]) - Int(dry[$0]))) }.max() ?? .max
+        #expect(largest <= 2, "differs by \(largest)")
+        #expect(noisy != dry && room != dry)
     }
 }
