@@ -26,7 +26,8 @@ struct RunSuites: ParsableCommand {
             recording in at each --snr (speech level measured on the loudest frames, the noise \
             from a random offset with a fixed seed, so runs repeat exactly); --reverb plays it \
             in a synthetic room (seeded the same way), and with --noise also runs each noise \
-            condition in each room; --speed and --gain perturb the recording. A table gives the rates per condition; --plot draws them.
+            condition in each room; --speed and --gain perturb the recording. A table gives \
+            the rates per condition; --plot draws them.
 
             Exit 0 when, in every condition, every expectation holds, or acceptance is at least \
             --min-accept and false acceptance at most --max-false-accept; 1 otherwise.

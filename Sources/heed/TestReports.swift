@@ -239,33 +239,34 @@ enum TestReportPlot {
         func point(_ label: String, _ s: SuiteReport.Scores) -> (x: String, acceptance: Double, falseAcceptance: Double?) {
             (label, s.acceptance, s.negatives > 0 ? s.falseAcceptance : nil)
         }
-        var groups: [(name: String, points: [(Double, SuiteReport.Scores)], unit: String)] = []
+        // `fromClean`: the series starts at the clean run (a noise, the rooms), not a noise in a
+        // room, which starts from its room.
+        var groups: [(name: String, points: [(Double, SuiteReport.Scores)], unit: String, fromClean: Bool)] = []
         for (index, condition) in report.conditions.enumerated() {
-            let (name, value, unit): (String, Double, String)
+            let (name, value, unit, fromClean): (String, Double, String, Bool)
             switch condition {
             case .clean: continue
-            case .noise(let noise, let snr, let room):
-                (name, value, unit) = (room.map { "\(noise), reverb \(SuiteCondition.number($0)) s" } ?? noise, snr, " dB")
-            case .speed(let factor): (name, value, unit) = ("speed", factor, "x")
-            case .gain(let decibels): (name, value, unit) = ("gain", decibels, " dB gain")
-            case .reverb(let seconds): (name, value, unit) = ("reverb", seconds, " s RT60")
+            case .noise(let noise, let snr, nil): (name, value, unit, fromClean) = (noise, snr, " dB", true)
+            case .noise(let noise, let snr, let room?):
+                (name, value, unit, fromClean) = ("\(noise), reverb \(SuiteCondition.number(room)) s", snr, " dB", false)
+            case .speed(let factor): (name, value, unit, fromClean) = ("speed", factor, "x", false)
+            case .gain(let decibels): (name, value, unit, fromClean) = ("gain", decibels, " dB gain", false)
+            case .reverb(let seconds): (name, value, unit, fromClean) = ("reverb", seconds, " s RT60", true)
             }
             if let at = groups.firstIndex(where: { $0.name == name }) {
                 groups[at].points.append((value, report.scores(condition: index)))
             } else {
-                groups.append((name, [(value, report.scores(condition: index))], unit))
+                groups.append((name, [(value, report.scores(condition: index))], unit, fromClean))
             }
         }
         var xs: [String] = clean != nil ? ["clean"] : []
         var series: [Series] = []
         for group in groups {
-            // From the clean run, SNR falls and reverberation grows to the right; speed and gain
-            // in the order given.
-            let worsens = group.unit == " dB" || group.unit == " s RT60"
+            // SNR falls and reverberation grows to the right; speed and gain in the order given.
             let sorted = group.unit == " dB" ? group.points.sorted { $0.0 > $1.0 }
                 : group.unit == " s RT60" ? group.points.sorted { $0.0 < $1.0 } : group.points
             var points = sorted.map { point(SuiteCondition.number($0.0) + group.unit, $0.1) }
-            if let clean, worsens { points.insert(point("clean", clean), at: 0) }
+            if let clean, group.fromClean { points.insert(point("clean", clean), at: 0) }
             for p in points where !xs.contains(p.x) { xs.append(p.x) }
             series.append(Series(name: group.name, points: points))
         }
