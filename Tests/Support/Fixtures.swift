@@ -21,9 +21,36 @@ public enum Fixtures {
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
+    /// A new empty directory, removed with everything in it when the test process exits (a run
+    /// made some 650 of them, 20 MB, and left them all in /tmp).
     public static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("heed-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        TemporaryDirectories.shared.add(url)
         return url
+    }
+}
+
+/// The directories `Fixtures.temporaryDirectory` made. Tests run in parallel and share them with
+/// subprocesses until the end, so they go at exit rather than after each test.
+final class TemporaryDirectories: @unchecked Sendable {
+    static let shared = TemporaryDirectories()
+    private let lock = NSLock()
+    private var urls: [URL] = []
+
+    private init() {
+        atexit { TemporaryDirectories.shared.removeAll() }
+    }
+
+    func add(_ url: URL) {
+        lock.withLock { urls.append(url) }
+    }
+
+    func removeAll() {
+        let made = lock.withLock { () -> [URL] in
+            defer { urls = [] }
+            return urls
+        }
+        for url in made { try? FileManager.default.removeItem(at: url) }
     }
 }
