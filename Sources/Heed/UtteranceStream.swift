@@ -217,21 +217,28 @@ public struct UtteranceStream {
     /// The stream's samples in `range` as the decoder should get them, and whether they are
     /// noisy (the quietest tenth within `noiseSuppressionRangeDB` of the peak): then denoised,
     /// over a masking floor (`maskingNoiseBelowPeakDB`), otherwise raw, so clean speech reaches
-    /// the decoder untouched. `steadyNoise`: noisy, denoised, and the noise steady enough to adapt
-    /// the acoustic model to (`CommandRecognizer.isSteadyNoise`; not judged for a partial result,
-    /// which is decoded with the trained model).
+    /// the decoder untouched (or over the quiet floor, `quietFloorBelowPeakDB`). `steadyNoise`:
+    /// noisy, denoised, and the noise steady enough to adapt the acoustic model to
+    /// (`CommandRecognizer.isSteadyNoise`), or clean over the quiet floor; not judged for a partial
+    /// result, which is decoded with the trained model.
     private func audio(_ range: Range<Int>, judgingNoise: Bool = true) -> (samples: ArraySlice<Int16>, noisy: Bool, steadyNoise: Bool) {
         let raw = history[(range.lowerBound - historyStart)..<(range.upperBound - historyStart)]
         guard let limit = recognizer.options.noiseSuppressionRangeDB,
-              let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else { return (raw, false, false) }
+              let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else {
+            guard let below = recognizer.options.quietFloorBelowPeakDB, let floored = floored(raw, below: below) else { return (raw, false, false) }
+            return (floored, false, judgingNoise)
+        }
         guard suppressor != nil else { return (raw, true, false) }
         let suppressed = denoised[raw.indices]
         // Noise adaptation was measured on the denoised audio over the masking floor only.
-        guard let below = recognizer.options.maskingNoiseBelowPeakDB,
-              let peak = CommandRecognizer.frameLevels(suppressed, frame: recognizer.sampleRate / 100).max() else { return (suppressed, true, false) }
-        let level = MaskingNoise.rms(ofLevelDB: peak - below)
-        return (MaskingNoise.added(to: suppressed, level: level, sampleRate: recognizer.sampleRate)[...], true,
-                judgingNoise && recognizer.isSteadyNoise(raw))
+        guard let below = recognizer.options.maskingNoiseBelowPeakDB, let masked = floored(suppressed, below: below) else { return (suppressed, true, false) }
+        return (masked, true, judgingNoise && recognizer.isSteadyNoise(raw))
+    }
+
+    /// `samples` over low-passed noise `below` dB under their loudest 10 ms frame (`MaskingNoise`).
+    private func floored(_ samples: ArraySlice<Int16>, below: Double) -> ArraySlice<Int16>? {
+        guard let peak = CommandRecognizer.frameLevels(samples, frame: recognizer.sampleRate / 100).max() else { return nil }
+        return MaskingNoise.added(to: samples, level: MaskingNoise.rms(ofLevelDB: peak - below), sampleRate: recognizer.sampleRate)[...]
     }
 
     private mutating func trimHistory(before sample: Int) {

@@ -29,6 +29,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Decode noisy utterances over a floor of low-passed noise this many dB below their loudest part, masking what the suppressor leaves of hum and background talk (default 40); 0 turns it off.", valueName: "DB"))
     var maskingNoise: Double?
 
+    @Option(help: ArgumentHelp("Decode clean utterances over a floor of low-passed noise this many dB below their loudest part, with silence adapted to it, as noisy ones are (off by default; 40 took 10 more commands and 4 more non-commands on Heed's suites); 0 turns it off.", valueName: "DB"))
+    var quietFloor: Double?
+
     @Option(help: ArgumentHelp("Adapt the acoustic model to the steady noise of each noisy utterance (default on; not to background talk, and only with the webrtc suppressor).", valueName: "on|off"))
     var noiseAdaptation: Switch?
 
@@ -95,6 +98,7 @@ struct TuningOptions: ParsableArguments {
         if noiseSuppression != nil, noiseSuppressor != nil { throw ValidationError("--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor") }
         if let foregroundWordMargin, !(0...40).contains(foregroundWordMargin) { throw ValidationError("--foreground-word-margin must be between 0 (off) and 40 dB") }
         if let maskingNoise, !(0...90).contains(maskingNoise) { throw ValidationError("--masking-noise must be between 0 (off) and 90 dB") }
+        if let quietFloor, !(0...90).contains(quietFloor) { throw ValidationError("--quiet-floor must be between 0 (off) and 90 dB") }
         if let accentVariants, !(0...1).contains(accentVariants) { throw ValidationError("--accent-variants must be between 0 (off) and 1") }
         if let adaptedVerifyMargin, !(0...100).contains(adaptedVerifyMargin) { throw ValidationError("--adapted-verify-margin must be between 0 and 100") }
         if let noiseUncertainty, !(0...5).contains(noiseUncertainty) { throw ValidationError("--noise-uncertainty must be between 0 and 5") }
@@ -139,6 +143,7 @@ struct TuningOptions: ParsableArguments {
         if let noiseSuppression { noiseSuppressionSettings(noiseSuppression > 0 ? .speex(maxAttenuationDB: noiseSuppression) : nil, &options) }
         if let noiseSuppressor { noiseSuppressionSettings(noiseSuppressor.method, &options) }
         if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
+        if let quietFloor { options.quietFloorBelowPeakDB = quietFloor > 0 ? quietFloor : nil }
         if let noiseAdaptation { options.noiseAdaptation = noiseAdaptation == .on ? NoiseAdaptation() : nil }
         if let noiseUncertainty { options.noiseAdaptation?.uncertainty = noiseUncertainty }
         if let adaptationFade { options.noiseAdaptation?.rangeFadeDB = adaptationFade }

@@ -75,6 +75,23 @@ import Testing
         #expect(try dictionaryOnly.recognize(file: file).allSatisfy { !$0.understood })
     }
 
+    /// Clean synthetic speech lies some 60 dB above its silence, quieter than the model was
+    /// trained on. Over a floor 40 dB under the loudest frame, with silence adapted to it, the
+    /// open "done" of this British voice is no longer "start" and this "resume" is heard at all;
+    /// the "stop" taken for "start" becomes not understood. The demo files stay right
+    /// (BENCHMARKS.md, "A floor under clean speech").
+    @Test func aQuietFloorUnderCleanSpeech() throws {
+        var options = RecognizerOptions()
+        options.quietFloorBelowPeakDB = 40
+        let floored = try CommandRecognizer(options: options, authorization: TestAuthorization.speechRecognition())
+        let files = ["done-en_m3-175", "resume-en_f4-130", "stop-en_f4-130"].map { Fixtures.builtins.appendingPathComponent("\($0).wav") }
+        #expect(try files.map { try recognize($0).first { $0.understood }?.intent?.name } == ["start", nil, "start"])
+        #expect(try files.map { try floored.recognize(file: $0).first { $0.understood }?.intent?.name } == ["done", "resume", nil])
+        let demo = try floored.recognize(file: Fixtures.demo.appendingPathComponent("start-pause-stop.wav"))
+        #expect(demo.map { $0.intent?.name } == ["start", "pause", "stop"])
+        #expect(try floored.recognize(file: Fixtures.demo.appendingPathComponent("what-time-is-it.wav")).allSatisfy { !$0.understood })
+    }
+
     /// "cancel my appointment" with a burst of clatter under "appointment", mixed as `heed test
     /// Audio/builtins --noise Audio/noise/clatter.wav --snr 12` mixes it. The utterance has real
     /// pauses, so it is decoded as clean speech: the burst tipped it into "cancel" and 1.1 s of
