@@ -62,9 +62,9 @@ public struct RecognizerOptions: Sendable {
     public var noiseSuppressionRangeDB: Double? = 35
     /// Clean utterances (not noisy, see `noiseSuppressionRangeDB`) are decoded over a floor of
     /// low-passed noise this many dB below their loudest 10 ms frame, with the model's silence and
-    /// fillers adapted to it, as a noisy utterance's are (nil: raw audio, as heard). A quiet room
-    /// heard through a quiet microphone is 60 dB under the speech, quieter than what the model was
-    /// trained on. Off by default: all five suites clean, 406 -> 416 of 426 commands at 40 dB, but
+    /// fillers adapted to it, as a noisy utterance's are (nil: raw audio, as heard). The suites'
+    /// synthetic recordings lie some 60 dB above their silence, the corpus's real ones 27-44 dB:
+    /// quieter silence than the model was trained on is heard worse. Off by default: all five suites clean, 406 -> 416 of 426 commands at 40 dB, but
     /// 0 -> 4 of 122 non-commands taken (BENCHMARKS.md, "A floor under clean speech").
     public var quietFloorBelowPeakDB: Double?
     /// Adapt the acoustic model's Gaussians to the steady noise of a noisy utterance before decoding
