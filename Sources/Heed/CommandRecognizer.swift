@@ -546,10 +546,11 @@ public final class CommandRecognizer {
     /// utterance's own mean: the result does not depend on what was decoded before it.
     /// `steadyNoise`: the noise under a noisy utterance (or the floor under a clean one, see
     /// `quietFloorBelowPeakDB`) is steady enough to adapt the acoustic model to (see
-    /// `isSteadyNoise`); each decode then adapts it to the audio it decodes.
+    /// `isSteadyNoise`; the stream decides, `UtteranceStream.audio`); each decode then adapts it
+    /// to the audio it decodes.
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false,
                          steadyNoise: Bool = false) throws(HeedError) -> Utterance? {
-        adaptsToNoise = (noisy || options.quietFloorBelowPeakDB != nil) && steadyNoise && options.noiseAdaptation != nil
+        adaptsToNoise = steadyNoise && options.noiseAdaptation != nil
         adaptedSpan = nil
         defer { adaptsToNoise = false }
         return voiced(try decodeWithRetries(samples, startSample: startSample, noisy: noisy), samples, startSample: startSample)
