@@ -225,7 +225,8 @@ public struct UtteranceStream {
         let raw = history[(range.lowerBound - historyStart)..<(range.upperBound - historyStart)]
         guard let limit = recognizer.options.noiseSuppressionRangeDB,
               let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else {
-            guard let below = recognizer.options.quietFloorBelowPeakDB, let floored = floored(raw, below: below) else { return (raw, false, false) }
+            guard let below = recognizer.options.quietFloorBelowPeakDB, !hasBurst(raw),
+                  let floored = floored(raw, below: below) else { return (raw, false, false) }
             return (floored, false, judgingNoise)
         }
         guard suppressor != nil else { return (raw, true, false) }
@@ -233,6 +234,13 @@ public struct UtteranceStream {
         // Noise adaptation was measured on the denoised audio over the masking floor only.
         guard let below = recognizer.options.maskingNoiseBelowPeakDB, let masked = floored(suppressed, below: below) else { return (suppressed, true, false) }
         return (masked, true, judgingNoise && recognizer.isSteadyNoise(raw))
+    }
+
+    /// Whether `raw` holds a burst of loud unvoiced sound (`quietFloorMaxUnvoicedSeconds`),
+    /// within 10 dB of its loudest voiced frame.
+    private func hasBurst(_ raw: ArraySlice<Int16>) -> Bool {
+        Voicing.longestLoudUnvoicedRun(in: raw, sampleRate: recognizer.sampleRate, withinDB: 10)
+            >= recognizer.options.quietFloorMaxUnvoicedSeconds - 0.001
     }
 
     /// `samples` over low-passed noise `below` dB under their loudest 10 ms frame (`MaskingNoise`).

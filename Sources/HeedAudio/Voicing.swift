@@ -19,27 +19,71 @@ public enum Voicing {
     /// long stretch of speech costs no more than its first vowel).
     public static func voicedDuration<Samples: RandomAccessCollection<Int16>>(in samples: Samples, sampleRate: Int,
                                                                               enough: Double = .infinity) -> Double {
-        let values = samples.map { Double($0) }
-        let hop = sampleRate / 100
-        let window = sampleRate * 3 / 100  // three periods of the lowest pitch fit in 30 ms at 100 Hz
-        let shortest = Int((Double(sampleRate) / pitchRange.upperBound).rounded(.down))
-        let longest = Int((Double(sampleRate) / pitchRange.lowerBound).rounded(.up))
-        guard values.count >= window + longest else { return 0 }
-        // Running sums of squares: any window's energy in two lookups, the shifted ones included.
-        var squares = [0.0]
-        squares.reserveCapacity(values.count + 1)
-        for value in values { squares.append(squares[squares.count - 1] + value * value) }
-        let energy = { (start: Int) in squares[start + window] - squares[start] }
-        let starts = Array(stride(from: 0, through: values.count - window - longest, by: hop))
-        guard let loudest = starts.map(energy).max(), loudest > 0 else { return 0 }
-        let floor = loudest * pow(10, -levelRangeDB / 10)
+        guard let frames = Frames(samples, sampleRate: sampleRate) else { return 0 }
+        let floor = frames.loudest * pow(10, -levelRangeDB / 10)
         let needed = enough.isFinite ? max(0, Int((enough * 100).rounded(.up))) : .max
         var voiced = 0
-        for start in starts where energy(start) >= floor {
+        for frame in frames.energies.indices where frames.energies[frame] >= floor {
             if voiced >= needed { break }
-            if isPeriodic(values, start: start, window: window, lags: shortest...longest, energy: energy) { voiced += 1 }
+            if frames.isVoiced(frame) { voiced += 1 }
         }
         return Double(voiced) / 100
+    }
+
+    /// Seconds in the longest run of 10 ms frames that are not voiced yet are within `withinDB`
+    /// of the loudest voiced frame: a burst of clatter, a door, a dropped tool. Speech's own
+    /// unvoiced sounds (s, sh, t) are short or well under its vowels. 0 when nothing is voiced.
+    public static func longestLoudUnvoicedRun<Samples: RandomAccessCollection<Int16>>(in samples: Samples, sampleRate: Int,
+                                                                                       withinDB: Double) -> Double {
+        guard let frames = Frames(samples, sampleRate: sampleRate) else { return 0 }
+        let floor = frames.loudest * pow(10, -levelRangeDB / 10)
+        // Loudest first: in speech the loudest frames are vowels, so few frames are looked into.
+        let byEnergy = frames.energies.indices.filter { frames.energies[$0] >= floor }.sorted { frames.energies[$0] > frames.energies[$1] }
+        var voiced = Set<Int>()
+        guard let loudestVoiced = byEnergy.first(where: frames.isVoiced) else { return 0 }
+        let threshold = frames.energies[loudestVoiced] * pow(10, -withinDB / 10)
+        for frame in byEnergy where frames.energies[frame] >= threshold && frames.isVoiced(frame) { voiced.insert(frame) }
+        var run = 0, longest = 0
+        for frame in frames.energies.indices {
+            run = frames.energies[frame] >= threshold && !voiced.contains(frame) ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        return Double(longest) / 100
+    }
+
+    /// 10 ms frames of 30 ms windows (three periods of the lowest pitch fit in 30 ms at 100 Hz),
+    /// with their energies from running sums of squares: any window's energy in two lookups.
+    private struct Frames {
+        let values: [Double]
+        let window: Int
+        let hop: Int
+        let lags: ClosedRange<Int>
+        let squares: [Double]
+        let energies: [Double]
+        let loudest: Double
+
+        init?<Samples: RandomAccessCollection<Int16>>(_ samples: Samples, sampleRate: Int) {
+            values = samples.map { Double($0) }
+            hop = sampleRate / 100
+            window = sampleRate * 3 / 100
+            let shortest = Int((Double(sampleRate) / pitchRange.upperBound).rounded(.down))
+            let longest = Int((Double(sampleRate) / pitchRange.lowerBound).rounded(.up))
+            guard values.count >= window + longest else { return nil }
+            lags = shortest...longest
+            var squares = [0.0]
+            squares.reserveCapacity(values.count + 1)
+            for value in values { squares.append(squares[squares.count - 1] + value * value) }
+            self.squares = squares
+            energies = stride(from: 0, through: values.count - window - longest, by: hop).map { [window] in squares[$0 + window] - squares[$0] }
+            guard let loudest = energies.max(), loudest > 0 else { return nil }
+            self.loudest = loudest
+        }
+
+        func energy(at start: Int) -> Double { squares[start + window] - squares[start] }
+
+        func isVoiced(_ frame: Int) -> Bool {
+            Voicing.isPeriodic(values, start: frame * hop, window: window, lags: lags, energy: energy(at:))
+        }
     }
 
     /// Whether the window at `start` correlates with itself one pitch period later, for some

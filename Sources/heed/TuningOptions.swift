@@ -29,7 +29,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Decode noisy utterances over a floor of low-passed noise this many dB below their loudest part, masking what the suppressor leaves of hum and background talk (default 40); 0 turns it off.", valueName: "DB"))
     var maskingNoise: Double?
 
-    @Option(help: ArgumentHelp("Decode clean utterances over a floor of low-passed noise this many dB below their loudest part, with silence adapted to it, as noisy ones are (off by default; 40 took 10 more commands and 4 more non-commands on Heed's suites); 0 turns it off.", valueName: "DB"))
+    @Option(help: ArgumentHelp("Decode clean utterances over a floor of low-passed noise this many dB below their loudest part, with silence adapted to it, as noisy ones are (default 40; not over a burst of clatter); 0 turns it off.", valueName: "DB"))
     var quietFloor: Double?
 
     @Option(help: ArgumentHelp("Adapt the acoustic model to the steady noise of each noisy utterance (default on; not to background talk, and only with the webrtc suppressor).", valueName: "on|off"))
@@ -43,6 +43,9 @@ struct TuningOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("The same for noisy utterances decoded with the model adapted to their noise (default 16); 0 uses the noisy margin.", valueName: "LOG-UNITS"))
     var adaptedVerifyMargin: Double?
+
+    @Option(help: ArgumentHelp("On clean utterances over the quiet floor, also reject a verified command when any one of its words falls short of the phone loop by more than this per frame (default 45); 0 turns it off.", valueName: "LOG-UNITS"))
+    var wordVerifyMargin: Double?
 
     @Option(help: ArgumentHelp("Where the speech is too far above the noise to adapt the model to it, still adapt silence and fillers, so what is left of the noise around the words is heard as silence (default on).", valueName: "on|off"))
     var silenceAdaptation: Switch?
@@ -101,6 +104,7 @@ struct TuningOptions: ParsableArguments {
         if let quietFloor, !(0...90).contains(quietFloor) { throw ValidationError("--quiet-floor must be between 0 (off) and 90 dB") }
         if let accentVariants, !(0...1).contains(accentVariants) { throw ValidationError("--accent-variants must be between 0 (off) and 1") }
         if let adaptedVerifyMargin, !(0...100).contains(adaptedVerifyMargin) { throw ValidationError("--adapted-verify-margin must be between 0 and 100") }
+        if let wordVerifyMargin, !(0...1000).contains(wordVerifyMargin) { throw ValidationError("--word-verify-margin must be between 0 (off) and 1000") }
         if let noiseUncertainty, !(0...5).contains(noiseUncertainty) { throw ValidationError("--noise-uncertainty must be between 0 and 5") }
         if let adaptationFade, !(0...40).contains(adaptationFade) { throw ValidationError("--adaptation-fade must be between 0 (a hard gate) and 40 dB") }
         if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }
@@ -127,6 +131,7 @@ struct TuningOptions: ParsableArguments {
             options.foregroundWordMarginDB = nil
             options.noisyGarbageWordPenalty = nil
             options.maskingNoiseBelowPeakDB = nil
+            options.quietFloorBelowPeakDB = nil
             options.noiseAdaptation = nil
         }
         if let foregroundWordMargin { options.foregroundWordMarginDB = foregroundWordMargin > 0 ? foregroundWordMargin : nil }
@@ -140,6 +145,7 @@ struct TuningOptions: ParsableArguments {
             options.adaptedVerificationMarginPerFrame = options.noisyVerificationMarginPerFrame
         }
         if let adaptedVerifyMargin { options.adaptedVerificationMarginPerFrame = adaptedVerifyMargin > 0 ? adaptedVerifyMargin : nil }
+        if let wordVerifyMargin { options.wordVerificationMarginPerFrame = wordVerifyMargin > 0 ? wordVerifyMargin : nil }
         if let noiseSuppression { noiseSuppressionSettings(noiseSuppression > 0 ? .speex(maxAttenuationDB: noiseSuppression) : nil, &options) }
         if let noiseSuppressor { noiseSuppressionSettings(noiseSuppressor.method, &options) }
         if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
@@ -171,6 +177,7 @@ struct TuningOptions: ParsableArguments {
             options.suppressorHighPassCutoff = nil
             options.endpointsDenoisedAudio = false
             options.maskingNoiseBelowPeakDB = nil
+            options.quietFloorBelowPeakDB = nil
             options.noiseAdaptation = nil
         }
     }

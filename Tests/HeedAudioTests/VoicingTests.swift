@@ -59,6 +59,19 @@ import Testing
         #expect(Voicing.voicedDuration(in: mixed, sampleRate: 16_000, enough: 0.05) == 0.05)
     }
 
+    /// A burst between two vowels is one long run of loud unvoiced sound; a vowel alone has none,
+    /// and a burst far quieter than the vowels does not count.
+    @Test func aLoudBurstIsALongUnvoicedRun() {
+        let burst = bandPassedNoise(center: 3_000, seconds: 0.3, seed: 5)
+        let vowels = vowel(pitch: 150, seconds: 0.3)
+        let run = Voicing.longestLoudUnvoicedRun(in: vowels + burst + vowels, sampleRate: 16_000, withinDB: 10)
+        #expect(run >= 0.25 && run <= 0.35, "\(run) s")
+        #expect(Voicing.longestLoudUnvoicedRun(in: vowels, sampleRate: 16_000, withinDB: 10) == 0)
+        let faint = burst.map { $0 / 100 }  // 40 dB down
+        // At most the frame whose window straddles the vowel's end.
+        #expect(Voicing.longestLoudUnvoicedRun(in: vowels + faint + vowels, sampleRate: 16_000, withinDB: 10) <= 0.01)
+    }
+
     /// Real voices: the demo's synthesized commands and, when the corpus is there, people reading.
     @Test func recordedSpeechIsVoiced() throws {
         var recordings = Fixtures.wavs(in: Fixtures.demo)
