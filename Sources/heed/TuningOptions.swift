@@ -104,7 +104,7 @@ struct TuningOptions: ParsableArguments {
         if let quietFloor, !(0...90).contains(quietFloor) { throw ValidationError("--quiet-floor must be between 0 (off) and 90 dB") }
         if let accentVariants, !(0...1).contains(accentVariants) { throw ValidationError("--accent-variants must be between 0 (off) and 1") }
         if let adaptedVerifyMargin, !(0...100).contains(adaptedVerifyMargin) { throw ValidationError("--adapted-verify-margin must be between 0 and 100") }
-        if let wordVerifyMargin, !(0...1000).contains(wordVerifyMargin) { throw ValidationError("--word-verify-margin must be between 0 (off) and 1000") }
+        if let wordVerifyMargin, !(0...200).contains(wordVerifyMargin) { throw ValidationError("--word-verify-margin must be between 0 (off) and 200") }
         if let noiseUncertainty, !(0...5).contains(noiseUncertainty) { throw ValidationError("--noise-uncertainty must be between 0 and 5") }
         if let adaptationFade, !(0...40).contains(adaptationFade) { throw ValidationError("--adaptation-fade must be between 0 (a hard gate) and 40 dB") }
         if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }

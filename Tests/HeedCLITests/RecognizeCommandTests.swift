@@ -35,6 +35,7 @@ import Testing
         (["--noise-suppressor", "webrtc", "--noise-suppression", "10"], "--noise-suppression sets speexdsp's suppressor; leave out --noise-suppressor"),
         (["--masking-noise", "120"], "--masking-noise must be between 0 (off) and 90 dB"),
         (["--quiet-floor", "91"], "--quiet-floor must be between 0 (off) and 90 dB"),
+        (["--word-verify-margin", "201"], "--word-verify-margin must be between 0 (off) and 200"),
         (["--min-voiced", "2"], "--min-voiced must be between 0 (off) and 1 second"),
         (["--noisy-garbage-penalty", "0"], "--noisy-garbage-penalty must be in (0, 1]"),
         (["--accent-variants", "1.5"], "--accent-variants must be between 0 (off) and 1"),
