@@ -130,10 +130,10 @@ public struct RecognizerOptions: Sendable {
     public var adaptedVerificationMarginPerFrame: Double? = 16
     /// On clean utterances decoded over the quiet floor (`quietFloorBelowPeakDB`), a verified
     /// command is also rejected when any one of its words falls short of the phone loop by more
-    /// than this per frame over that word's own frames (nil: never). A near miss ("I love jazz" heard as "put on jazz") fits the loop well enough
-    /// over the whole phrase, but the word it does not contain ("put") fits badly. Not in noise:
-    /// there a masked word falls as far short in a real command (BENCHMARKS.md, "One word that
-    /// does not fit").
+    /// than this per frame over that word's own frames (nil: never). A near miss ("I love jazz"
+    /// heard as "put on jazz") fits the loop well enough over the whole phrase, but the word that
+    /// was not said ("put") fits badly. Not in noise: there a masked word falls as far short in a
+    /// real command (BENCHMARKS.md, "One word that does not fit").
     public var wordVerificationMarginPerFrame: Double? = 45
     /// A decoded command must hold at least this many seconds of voiced speech (nil: no check;
     /// see `Voicing`). Every command has a vowel; a burst of clatter decoded as "done" has none.

@@ -177,7 +177,6 @@ struct TuningOptions: ParsableArguments {
             options.suppressorHighPassCutoff = nil
             options.endpointsDenoisedAudio = false
             options.maskingNoiseBelowPeakDB = nil
-            options.quietFloorBelowPeakDB = nil
             options.noiseAdaptation = nil
         }
     }
