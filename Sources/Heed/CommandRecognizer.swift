@@ -796,9 +796,10 @@ public final class CommandRecognizer {
     private func verified(_ utterance: Utterance?, _ hypothesis: Hypothesis, frames: ClosedRange<Int>? = nil,
                           _ samples: ArraySlice<Int16>, noisy: Bool) throws(HeedError) -> Utterance? {
         let frames = frames ?? 0...max(0, hypothesis.frameCount - 1)
+        let words = hypothesis.spokenWords.filter { frames.contains($0.startFrame) }
         guard let utterance, utterance.understood, answerSearch == nil, case .commands = vocabulary,
               let margin = noisy ? options.noisyVerificationMarginPerFrame : options.verificationMarginPerFrame,
-              hypothesis.spokenWords.filter({ frames.contains($0.startFrame) }).count >= options.verificationMinWords
+              words.count >= options.verificationMinWords
         else { return utterance }
         try use(search: Self.phoneLoopSearch, noisy: noisy)
         let loop = try decode(samples, alternatives: { _ in false })
@@ -808,8 +809,7 @@ public final class CommandRecognizer {
         let shortfall = Self.shortfall(of: hypothesis, against: loop, frames: frames)
         if shortfall > (adaptedMargin ?? margin) { return utterance.rejected }
         guard !noisy, overQuietFloor, let wordMargin = options.wordVerificationMarginPerFrame else { return utterance }
-        let worstWord = hypothesis.spokenWords.filter { frames.contains($0.startFrame) }
-            .map { Self.shortfall(of: hypothesis, against: loop, frames: $0.startFrame...$0.endFrame) }.max() ?? 0
+        let worstWord = words.map { Self.shortfall(of: hypothesis, against: loop, frames: $0.startFrame...$0.endFrame) }.max() ?? 0
         return worstWord > wordMargin ? utterance.rejected : utterance
     }
 

@@ -37,15 +37,20 @@ public enum Voicing {
                                                                                        withinDB: Double) -> Double {
         guard let frames = Frames(samples, sampleRate: sampleRate) else { return 0 }
         let floor = frames.loudest * pow(10, -levelRangeDB / 10)
-        // Loudest first: in speech the loudest frames are vowels, so few frames are looked into.
+        // Loudest first, each frame looked into once, down to `withinDB` under the loudest voiced
+        // one: in speech the loudest frames are vowels, so few frames are looked into.
         let byEnergy = frames.energies.indices.filter { frames.energies[$0] >= floor }.sorted { frames.energies[$0] > frames.energies[$1] }
-        var voiced = Set<Int>()
-        guard let loudestVoiced = byEnergy.first(where: frames.isVoiced) else { return 0 }
-        let threshold = frames.energies[loudestVoiced] * pow(10, -withinDB / 10)
-        for frame in byEnergy where frames.energies[frame] >= threshold && frames.isVoiced(frame) { voiced.insert(frame) }
+        var voiced = [Bool](repeating: false, count: frames.energies.count)
+        var threshold: Double?
+        for frame in byEnergy {
+            if let threshold, frames.energies[frame] < threshold { break }
+            voiced[frame] = frames.isVoiced(frame)
+            if threshold == nil, voiced[frame] { threshold = frames.energies[frame] * pow(10, -withinDB / 10) }
+        }
+        guard let threshold else { return 0 }
         var run = 0, longest = 0
         for frame in frames.energies.indices {
-            run = frames.energies[frame] >= threshold && !voiced.contains(frame) ? run + 1 : 0
+            run = frames.energies[frame] >= threshold && !voiced[frame] ? run + 1 : 0
             longest = max(longest, run)
         }
         return Double(longest) / 100
