@@ -353,11 +353,11 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
         // the gate the adaptation fades out instead of stopping: over `range_fade_db` the noise
         // is taken as lower by twice the excess, so the model moves less as the speech rises.
         double excess = range - decibels_to_log(settings->max_speech_range_db);
-        if (excess <= decibels_to_log(settings->range_fade_db) &&
+        if (!settings->silence_only && excess <= decibels_to_log(settings->range_fade_db) &&
             estimate_noise(log_mel, frames, t.filters, settings, excess > 0 ? 2 * excess : 0, &estimate)) {
             adapt_gaussians(s, &t, &estimate, trained, settings->uncertainty, NULL);
             adapted = 1;
-        } else if (settings->silence_past_gate && (silence = calloc((size_t)g->n_mgau, 1)) != NULL &&
+        } else if ((settings->silence_past_gate || settings->silence_only) && (silence = calloc((size_t)g->n_mgau, 1)) != NULL &&
                    estimate_noise(log_mel, frames, t.filters, settings, 0, &estimate)) {
             // Past the fade the speech phones keep the trained model, but silence and fillers take
             // the whole noise: what the suppressor leaves of it around the words is then heard as

@@ -660,12 +660,33 @@ public final class CommandRecognizer {
         // command, and the garbage path that has to explain it then swallows the command too.
         // When the whole was not understood, decode again only the part within
         // `foregroundMarginDB` of the utterance's loudest frame: the person speaking to the device.
+        // Over the quiet floor, only when there is more than the floor to cut away (a burst of
+        // clatter): otherwise the retry gained nothing, cost a fifth of the CPU of clean speech and
+        // let a near miss through (BENCHMARKS.md, "Cheaper over the floor").
         guard case .commands = vocabulary, first?.understood != true, let margin = options.foregroundMarginDB,
-              let foreground = Self.foreground(of: samples, marginDB: margin, sampleRate: sampleRate) else { return first }
+              let foreground = Self.foreground(of: samples, marginDB: margin, sampleRate: sampleRate),
+              !overQuietFloor || holdsSoundOverFloor(samples, outside: foreground) else { return first }
         let foregroundHypothesis = try decode(samples[foreground], alternatives: alternativesWanted(noisy: noisy, samples[foreground]))
         let second = try verified(interpret(foregroundHypothesis, startSample: foreground.lowerBound - samples.startIndex + startSample,
                                             sampleCount: foreground.count), foregroundHypothesis, samples[foreground], noisy: noisy)
         return second?.understood == true ? second : first
+    }
+
+    /// How far above the quiet floor a 10 ms frame has to be to count as sound over it.
+    static let floorClearanceDB = 6.0
+
+    /// Whether `samples`, decoded over the quiet floor (`quietFloorBelowPeakDB` under their
+    /// loudest 10 ms frame), hold a frame outside `kept` `floorClearanceDB` or more over the floor.
+    private func holdsSoundOverFloor(_ samples: ArraySlice<Int16>, outside kept: Range<Int>) -> Bool {
+        guard let below = options.quietFloorBelowPeakDB else { return true }
+        let frame = sampleRate / 100
+        let levels = Self.frameLevels(samples, frame: frame)
+        guard let peak = levels.max() else { return false }
+        let threshold = peak - below + Self.floorClearanceDB
+        return levels.indices.contains { index in
+            let start = samples.startIndex + index * frame
+            return (start + frame <= kept.lowerBound || start >= kept.upperBound) && levels[index] >= threshold
+        }
     }
 
     /// The span of `samples` from the first to the last 10 ms frame within `marginDB` of the
@@ -871,7 +892,9 @@ public final class CommandRecognizer {
         // loudest stretch has a mean of its own), so it is redone whenever they change.
         if adaptsToNoise, let adaptation = options.noiseAdaptation {
             if adaptedSpan != samples.indices {
-                decoder.adaptAcousticModel(toNoiseIn: samples, adaptation)
+                // Over the quiet floor the speech phones are far above it: adapting them too changed
+                // no result and cost a tenth of the CPU (BENCHMARKS.md, "Cheaper over the floor").
+                decoder.adaptAcousticModel(toNoiseIn: samples, adaptation, silenceOnly: overQuietFloor)
                 adaptedSpan = samples.indices
             }
         } else {

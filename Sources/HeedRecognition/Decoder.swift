@@ -373,11 +373,13 @@ public final class Decoder {
     /// Adapts the acoustic model's Gaussians to the noise in `samples`, which is about to be decoded.
     /// Returns false when the speech phones are left as trained: the audio does not call for it
     /// (too short, speech far above the noise: then silence and fillers may still be adapted, see
-    /// `isSilenceAdaptedToNoise`) or the model is not one Heed's scorer handles.
+    /// `isSilenceAdaptedToNoise`) or the model is not one Heed's scorer handles. `silenceOnly`:
+    /// adapt only silence and fillers whatever the range (a quiet floor under clean speech).
     @discardableResult
-    public func adaptAcousticModel(toNoiseIn samples: ArraySlice<Int16>, _ settings: NoiseAdaptation) -> Bool {
+    public func adaptAcousticModel(toNoiseIn samples: ArraySlice<Int16>, _ settings: NoiseAdaptation, silenceOnly: Bool = false) -> Bool {
         guard usesInterleavedGaussians, let trained = trainedGaussiansCopy() else { return false }
         var cSettings = settings.cSettings
+        cSettings.silence_only = silenceOnly ? 1 : 0
         let adapted = trained.withUnsafeBufferPointer { gaussians in
             samples.withUnsafeBufferPointer { audio in
                 heed_ptm_adapt_to_noise(decoder, gaussians.baseAddress, audio.baseAddress, audio.count, &cSettings)

@@ -52,6 +52,6 @@ public struct NoiseAdaptation: Sendable, Equatable {
         heed_noise_adaptation_settings(noise_percentile: noisePercentile, noise_gain_db: noiseGainDB,
                                        clean_floor_db: cleanFloorDB, max_speech_range_db: maxSpeechRangeDB,
                                        range_fade_db: rangeFadeDB, uncertainty: uncertainty,
-                                       silence_past_gate: adaptsSilencePastGate ? 1 : 0)
+                                       silence_past_gate: adaptsSilencePastGate ? 1 : 0, silence_only: 0)
     }
 }

@@ -243,6 +243,23 @@ import Testing
         #expect(decoder.parameters() == trained)
     }
 
+    /// `silenceOnly` (the quiet floor under clean speech) adapts silence and fillers alone, even
+    /// to audio whose speech is close enough to its noise for the whole model to be adapted.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func silenceOnlyLeavesEverySpeechPhoneAsTrained() throws {
+        let decoder = try goForwardDecoder()
+        let noisy = try goForwardInPinkNoise()
+        let trained = decoder.parameters()
+        #expect(!decoder.adaptAcousticModel(toNoiseIn: noisy[...], NoiseAdaptation(), silenceOnly: true))
+        #expect(!decoder.isAdaptedToNoise && decoder.isSilenceAdaptedToNoise)
+        let moved = zip(trained, decoder.parameters()).filter { $0 != $1 }.count
+        #expect(moved > 0 && moved < trained.count / 10, "\(moved) of \(trained.count) parameters moved")
+        #expect(decoder.adaptAcousticModel(toNoiseIn: noisy[...], NoiseAdaptation()), "the mix is past the range: pick a louder noise")
+        #expect(zip(trained, decoder.parameters()).filter { $0 != $1 }.count > trained.count / 2)
+        decoder.restoreAcousticModel()
+        #expect(decoder.parameters() == trained)
+    }
+
     /// Past the speech range where adaptation stops (`maxSpeechRangeDB`), it fades out over
     /// `rangeFadeDB`. goforward.raw in pink noise at 30 dB (no suppressor here) is just past the
     /// range: the hard gate leaves the model as trained, the fade adapts it, and by less than a

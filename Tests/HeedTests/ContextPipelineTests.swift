@@ -103,6 +103,28 @@ import Yams
         #expect(try recognizer.recognize(file: command).map(\.intent) == [Intent(name: "playMusic", slots: ["genre": "rock and roll"])])
     }
 
+    /// Over the quiet floor the retry on an utterance's loud stretch (`foregroundMarginDB`) runs
+    /// only when what it would cut away holds more than the floor. "turn left at the light" is
+    /// rejected whole; its loud stretch alone, with only the floor cut away, was heard as "dim
+    /// the office lights". "what is the voltage" in clatter at 12 dB (mixed as `heed test` mixes
+    /// it) is rejected whole for the bursts around it and heard from its loud stretch alone
+    /// (BENCHMARKS.md, "Cheaper over the floor").
+    @Test func overTheFloorOnlyABurstIsCutAway() throws {
+        var options = RecognizerOptions()
+        options.quietFloorBelowPeakDB = 40
+        let recognizer = { (name: String) in
+            try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [Context(contentsOf: Fixtures.root.appendingPathComponent("Models/contexts/\(name).yml"))]),
+                                  options: options, authorization: TestAuthorization.speechRecognition())
+        }
+        let nearMiss = Fixtures.audio.appendingPathComponent("home/none-12-en-us_f2.wav")
+        #expect(try recognizer("home").recognize(file: nearMiss).allSatisfy { !$0.understood })
+        let speech = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("workshop/readGauge-20-en-130.wav"))
+        let clatter = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/clatter.wav"))
+        let seed = SuiteRunner.stableHash("workshop/readGauge-20-en-130.wav|clatter @ 12 dB")
+        let mixed = PCM.int16(from: Perturbation.mix(speech: speech.samples, noise: clatter.samples, snr: 12, sampleRate: 16_000, seed: seed))
+        #expect(try recognizer("workshop").recognize(samples: mixed).filter(\.understood).map(\.transcript) == ["what is the voltage"])
+    }
+
     @Test func missingWordsAreListedWithWhereTheyAreUsed() throws {
         let yaml = """
             context:

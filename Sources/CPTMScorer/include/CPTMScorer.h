@@ -36,6 +36,9 @@ typedef struct {
     double uncertainty;
     /// Past the fade, adapt the silence and filler codebooks alone (1) or nothing (0).
     int silence_past_gate;
+    /// Adapt the silence and filler codebooks alone whatever the range (1): for a quiet floor
+    /// under clean speech, where the speech phones gain nothing and adapting them all costs CPU.
+    int silence_only;
 } heed_noise_adaptation_settings;
 
 /// How many floats the parameters noise adaptation changes take: the Gaussians' means, variances
