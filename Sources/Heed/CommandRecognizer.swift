@@ -65,9 +65,9 @@ public struct RecognizerOptions: Sendable {
     /// fillers adapted to it, as a noisy utterance's are (nil: raw audio, as heard). The suites'
     /// synthetic recordings lie some 60 dB above their silence, the corpus's real ones 27-44 dB:
     /// quieter silence than the model was trained on is heard worse. All five suites clean, with
-    /// `wordVerificationMarginPerFrame`: 406 -> 416 of 426 commands, 0 -> 1 of 122 non-commands
-    /// taken at 40 dB. Off by default for its cost: CPU per audio second in quiet +36 %, over
-    /// issue 8's limit (BENCHMARKS.md, "One word that does not fit").
+    /// `wordVerificationMarginPerFrame`: 406 -> 416 of 426 commands, 0 -> 0 of 122 non-commands
+    /// taken at 40 dB. Off by default for its cost: CPU per audio second in quiet +16 %, 0.85x
+    /// `pocketsphinx_continuous`, over issue 8's 0.7x (BENCHMARKS.md, "Cheaper over the floor").
     public var quietFloorBelowPeakDB: Double?
     /// A clean utterance is not put over the quiet floor when it holds a run of this many seconds
     /// of loud sound that is not voiced (see `Voicing.longestLoudUnvoicedRun`): a burst of clatter
