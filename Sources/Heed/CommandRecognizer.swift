@@ -66,7 +66,7 @@ public struct RecognizerOptions: Sendable {
     /// synthetic recordings lie some 60 dB above their silence, the corpus's real ones 27-44 dB:
     /// quieter silence than the model was trained on is heard worse. All five suites clean, with
     /// `wordVerificationMarginPerFrame`: 406 -> 416 of 426 commands, 0 -> 0 of 122 non-commands
-    /// taken at 40 dB. Off by default for its cost: CPU per audio second in quiet +16 %, 0.85x
+    /// taken at 40 dB. Off by default for its cost: CPU per audio second in quiet about +25 %, 0.85x
     /// `pocketsphinx_continuous`, over issue 8's 0.7x (BENCHMARKS.md, "Cheaper over the floor").
     public var quietFloorBelowPeakDB: Double?
     /// A clean utterance is not put over the quiet floor when it holds a run of this many seconds
