@@ -76,6 +76,9 @@ public struct Endpointer: Sendable {
     private func frames(_ seconds: Double) -> Int { max(1, Int((seconds / configuration.frameDuration).rounded())) }
 
     /// Feeds one frame of `configuration.frameLength` samples (the last may be shorter).
+    /// Inlinable so callers get it specialized to their collection: unspecialized, iterating the
+    /// samples through generic witnesses was about 1 % of all decoding CPU, every 10 ms of audio.
+    @inlinable
     public mutating func process<Samples: Collection<Int16>>(frame: Samples) -> Event? {
         var energy: Double = 0
         for sample in frame { energy += Double(sample) * Double(sample) }
