@@ -33,7 +33,15 @@ public struct UtteranceStream {
     /// holds, the result is ready the moment the endpoint is confirmed. The same audio against the
     /// same grammar: the result is the one decoding at the endpoint would give.
     private let decodesAhead: Bool
-    private var decodedAhead: (end: Int, grammar: Int, utterance: Utterance?)?
+    private var decodedAhead: (end: Int, grammar: Int, utterance: Utterance?, noisy: Bool)?
+    /// Where the last utterance ended: the next one starts no earlier, even while the samples
+    /// before are still kept (`unheard`).
+    private var lastEnd = 0
+    /// The last utterance, when it was noisy and not understood: kept while the next may still
+    /// turn out to be its rest (`RecognizerOptions.rejoinGap`).
+    private var unheard: Range<Int>?
+    /// Where the current utterance's speech began (its start without the pre-roll).
+    private var utteranceOnset = 0
 
     init(recognizer: CommandRecognizer, decodesAhead: Bool = false) {
         self.recognizer = recognizer
@@ -104,7 +112,8 @@ public struct UtteranceStream {
             endpointed += frameLength
             switch event {
             case .speechStart(let at):
-                utteranceStart = max(at, historyStart)
+                utteranceStart = max(at, historyStart, lastEnd)
+                utteranceOnset = at + Int(configuration.preRoll * Double(recognizer.sampleRate))
                 lastPartial = endpointed
                 lastPartialText = ""
                 let onset = endpointed - Int(configuration.minSpeech * Double(recognizer.sampleRate))
@@ -119,7 +128,7 @@ public struct UtteranceStream {
                 if decodesAhead, let start = utteranceStart, let end = endpointer.tentativeEnd, decodedAhead?.end != end {
                     let (samples, noisy, steady) = audio(start..<end)
                     decodedAhead = (end, recognizer.grammarGeneration,
-                                    try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy, steadyNoise: steady))
+                                    try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy, steadyNoise: steady), noisy)
                     continue  // a partial of the same audio would say nothing new
                 }
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
@@ -136,7 +145,8 @@ public struct UtteranceStream {
             // Keep only what the next utterance may need: its onset is confirmed `minSpeech`
             // after it begins, and it starts `preRoll` before that.
             let keep = Int((configuration.preRoll + configuration.minSpeech) * Double(recognizer.sampleRate)) + 2 * frameLength
-            trimHistory(before: endpointed - keep)
+            if let kept = unheard, endpointed - kept.upperBound > keep + rejoinGapSamples { unheard = nil }
+            trimHistory(before: min(endpointed - keep, unheard?.lowerBound ?? .max))
         }
         return events
     }
@@ -192,26 +202,48 @@ public struct UtteranceStream {
         try learnPending()
         utteranceStart = nil
         defer { decodedAhead = nil }
-        let utterance: Utterance?
-        var decoded: (samples: ArraySlice<Int16>, noisy: Bool)?
-        if let ahead = decodedAhead, ahead.end == min(end, position), ahead.grammar == recognizer.grammarGeneration {
-            utterance = ahead.utterance
+        let end = min(end, position)
+        var utterance: Utterance?
+        let noisy: Bool
+        var decoded: ArraySlice<Int16>?
+        if let ahead = decodedAhead, ahead.end == end, ahead.grammar == recognizer.grammarGeneration {
+            (utterance, noisy) = (ahead.utterance, ahead.noisy)
         } else {
-            let (samples, noisy, steady) = audio(start..<min(end, position))
-            decoded = (samples, noisy)
+            let (samples, isNoisy, steady) = audio(start..<end)
+            (decoded, noisy) = (samples, isNoisy)
             utterance = try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy, steadyNoise: steady)
         }
-        if recognizer.options.learnsSpeaker, let utterance, utterance.understood {
-            // The audio as decoded; only a result decoded ahead needs it again.
-            let (samples, noisy) = decoded ?? {
-                let (samples, noisy, _) = audio(start..<min(end, position), judgingNoise: false)
-                return (samples, noisy)
-            }()
-            // Noisy audio is never learned from: no need to keep it.
-            if !noisy { pendingLearning = (utterance, Array(samples)) }
+        let earlier = unheard
+        unheard = nil
+        lastEnd = end
+        if utterance?.understood != true, let earlier, let joined = try rejoined(earlier, upTo: end, speechAt: utteranceOnset) {
+            utterance = joined  // noisy: not learned from
+        } else if utterance?.understood != true {
+            if noisy, recognizer.options.rejoinGap != nil { unheard = start..<end }
+        } else if recognizer.options.learnsSpeaker, !noisy, let utterance {
+            // The audio as decoded; only a result decoded ahead needs it again. Noisy audio is never learned from.
+            pendingLearning = (utterance, Array(decoded ?? audio(start..<end, judgingNoise: false).samples))
         }
-        trimHistory(before: end)
+        trimHistory(before: unheard?.lowerBound ?? end)
         return utterance
+    }
+
+    private var rejoinGapSamples: Int { Int((recognizer.options.rejoinGap ?? 0) * Double(recognizer.sampleRate)) }
+
+    /// The utterance `earlier` (noisy, not understood) and the one after it whose speech begins at
+    /// `onset`, decoded as one when the pause between them is at most `rejoinGap`, the whole stays
+    /// within the endpointer's longest utterance and is noisy, and a command is understood in it
+    /// that spans the pause (a command inside one piece is not what the pause cut in two);
+    /// otherwise nil. Only while listening for commands: an answer is a short phrase of its own.
+    private mutating func rejoined(_ earlier: Range<Int>, upTo end: Int, speechAt onset: Int) throws(HeedError) -> Utterance? {
+        guard recognizer.options.rejoinGap != nil, onset - earlier.upperBound <= rejoinGapSamples,
+              conversation == nil || conversation!.expectation == .command,
+              Double(end - earlier.lowerBound) <= endpointer.configuration.maxUtterance * Double(recognizer.sampleRate) else { return nil }
+        let (samples, noisy, steady) = audio(earlier.lowerBound..<end)
+        guard noisy, let joined = try recognizer.decodeUtterance(samples, startSample: earlier.lowerBound, noisy: true, steadyNoise: steady),
+              joined.understood else { return nil }
+        let rate = Double(recognizer.sampleRate)
+        return joined.start < Double(earlier.upperBound) / rate && joined.end > Double(onset) / rate ? joined : nil
     }
 
     /// The stream's samples in `range` as the decoder should get them, and whether they are

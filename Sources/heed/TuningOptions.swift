@@ -65,6 +65,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("In an utterance with real pauses, reject a decoded command when a stretch taken for silence holds this many seconds of voiced speech: speech the command leaves out (default 0.3); 0 turns the check off.", valueName: "SECONDS"))
     var maxVoicedSilence: Double?
 
+    @Option(help: ArgumentHelp("In noise, decode an utterance that was not understood again together with the next one when the next one's speech begins within this many seconds of the first one's end and is not understood alone; a command found across the pause is taken (a slow phrase's quiet middle can sound like the end of speech). Default 0.5; 0 turns it off.", valueName: "SECONDS"))
+    var rejoinGap: Double?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -74,7 +77,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for utterances heard through noise (default: no cap); 0 means no cap.", valueName: "N"))
     var noisyMaxActiveHmms: Int?
 
-    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground, one garbage penalty for all (for comparison).")
+    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground or of two pieces together, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
     @Flag(help: ArgumentHelp("Score frames with PocketSphinx's own Gaussian evaluation instead of Heed's interleaved one (the same scores, slower; for comparison). It reports no score offsets, so verification then compares fits on two scales, as before Heed's scorer kept them.", visibility: .hidden))
@@ -109,6 +112,7 @@ struct TuningOptions: ParsableArguments {
         if let adaptationFade, !(0...40).contains(adaptationFade) { throw ValidationError("--adaptation-fade must be between 0 (a hard gate) and 40 dB") }
         if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }
         if let maxVoicedSilence, !(0...5).contains(maxVoicedSilence) { throw ValidationError("--max-voiced-silence must be between 0 (off) and 5 seconds") }
+        if let rejoinGap, !(0...5).contains(rejoinGap) { throw ValidationError("--rejoin-gap must be between 0 (off) and 5 seconds") }
         for (name, value) in [("--max-active-hmms", maxActiveHmms), ("--noisy-max-active-hmms", noisyMaxActiveHmms)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 (no cap) or more") }
         }
@@ -133,6 +137,7 @@ struct TuningOptions: ParsableArguments {
             options.maskingNoiseBelowPeakDB = nil
             options.quietFloorBelowPeakDB = nil
             options.noiseAdaptation = nil
+            options.rejoinGap = nil
         }
         if let foregroundWordMargin { options.foregroundWordMarginDB = foregroundWordMargin > 0 ? foregroundWordMargin : nil }
         if let verifyMargin {
@@ -157,6 +162,7 @@ struct TuningOptions: ParsableArguments {
         if let accentVariants { options.accentVariantProbability = accentVariants > 0 ? accentVariants : nil }
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let maxVoicedSilence { options.maxVoicedSilenceSeconds = maxVoicedSilence > 0 ? maxVoicedSilence : nil }
+        if let rejoinGap { options.rejoinGap = rejoinGap > 0 ? rejoinGap : nil }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }
         if let noisyMaxActiveHmms { options.noisyMaxActiveHMMs = noisyMaxActiveHmms > 0 ? noisyMaxActiveHmms : nil }
         if stockGaussians { options.decoder.interleavedGaussians = false }

@@ -125,6 +125,60 @@ import Yams
         #expect(try recognizer("workshop").recognize(samples: mixed).filter(\.understood).map(\.transcript) == ["what is the voltage"])
     }
 
+    /// In pink noise at 6 dB the slow "how much time is left on the timer" is heard as two
+    /// utterances, "how much" and the rest, neither a command; decoded together they are one.
+    @Test func aNoisyPhraseCutInTwoIsRejoined() throws {
+        let speech = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("workshop/timeLeft-16-en-130.wav"))
+        let pink = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/pink.wav"))
+        let seed = SuiteRunner.stableHash("workshop/timeLeft-16-en-130.wav|pink @ 6 dB")
+        let mixed = PCM.int16(from: Perturbation.mix(speech: speech.samples, noise: pink.samples, snr: 6, sampleRate: 16_000, seed: seed))
+        let recognizer = { (gap: Double?) in
+            var options = RecognizerOptions()
+            options.rejoinGap = gap
+            let workshop = try Context(contentsOf: Fixtures.root.appendingPathComponent("Models/contexts/workshop.yml"))
+            return try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [workshop]), options: options,
+                                         authorization: TestAuthorization.speechRecognition())
+        }
+        let heard = { (gap: Double?) in try recognizer(gap).recognize(samples: mixed) }
+        let apart = try heard(nil)
+        #expect(apart.count == 2 && apart.allSatisfy { !$0.understood })
+        let rejoined = try heard(0.5)
+        #expect(rejoined.count == 2)
+        #expect(rejoined.first?.understood == false)
+        #expect(rejoined.last?.intent?.name == "timeLeft")
+        #expect(rejoined.last?.transcript == "how much time is left on the timer")
+        // The command spans both pieces: it starts where the first one's speech did.
+        if apart.count == 2, let joined = rejoined.last {
+            #expect(abs(joined.start - apart[0].start) < 0.3 && joined.end > apart[1].start)
+        }
+        // A pause longer than the gap keeps them apart. The endpointer ends an utterance 0.15 s
+        // after its last loud frame, once 0.25 s of silence has passed, so no pause is under 0.1 s.
+        #expect(try heard(0.05).allSatisfy { !$0.understood })
+        // Live, 100 ms at a time and decoding ahead as `heed listen` does: the same.
+        var live = try recognizer(0.5).makeStream(decodesAhead: true)
+        var streamed: [Utterance] = []
+        for start in stride(from: 0, to: mixed.count, by: 1_600) {
+            streamed += try live.feed(Array(mixed[start..<min(start + 1_600, mixed.count)]))
+        }
+        streamed += try live.finish()
+        #expect(streamed == rejoined)
+    }
+
+    /// Read English in pink noise at 9 dB is heard in pieces; two of them decoded together hold a
+    /// "stop" inside one piece, which is not a phrase the pause cut in two.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func onlyACommandAcrossThePauseIsRejoined() throws {
+        let name = "librivox/sense_and_sensibility_01_austen_64kb-0890.wav"
+        let speech = try WAVFile(contentsOf: Fixtures.corpus.appendingPathComponent(name))
+        let pink = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/pink.wav"))
+        let seed = SuiteRunner.stableHash("speech/../../../shared/corpus/pocketsphinx-test-data/\(name)|pink @ 9 dB")
+        let samples = Resampler.convert(speech.samples, from: speech.format.sampleRate, to: 16_000)
+        let mixed = PCM.int16(from: Perturbation.mix(speech: samples, noise: pink.samples, snr: 9, sampleRate: 16_000, seed: seed))
+        let heard = try CommandRecognizer(authorization: TestAuthorization.speechRecognition()).recognize(samples: mixed)
+        #expect(heard.count > 1)
+        #expect(heard.allSatisfy { !$0.understood }, "\(heard.filter(\.understood).map(\.transcript))")
+    }
+
     @Test func missingWordsAreListedWithWhereTheyAreUsed() throws {
         let yaml = """
             context:
