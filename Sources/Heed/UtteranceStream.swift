@@ -143,7 +143,8 @@ public struct UtteranceStream {
         }
         if utteranceStart == nil {
             // Keep only what the next utterance may need: its onset is confirmed `minSpeech`
-            // after it begins, and it starts `preRoll` before that.
+            // after it begins, and it starts `preRoll` before that; and, until the gap has
+            // passed, the last utterance when it may still be rejoined (`unheard`).
             let keep = Int((configuration.preRoll + configuration.minSpeech) * Double(recognizer.sampleRate)) + 2 * frameLength
             if let kept = unheard, endpointed - kept.upperBound > keep + rejoinGapSamples { unheard = nil }
             trimHistory(before: min(endpointed - keep, unheard?.lowerBound ?? .max))
@@ -237,7 +238,7 @@ public struct UtteranceStream {
     /// otherwise nil. Only while listening for commands: an answer is a short phrase of its own.
     private mutating func rejoined(_ earlier: Range<Int>, upTo end: Int, speechAt onset: Int) throws(HeedError) -> Utterance? {
         guard recognizer.options.rejoinGap != nil, onset - earlier.upperBound <= rejoinGapSamples,
-              conversation == nil || conversation!.expectation == .command,
+              (conversation?.expectation ?? .command) == .command,
               Double(end - earlier.lowerBound) <= endpointer.configuration.maxUtterance * Double(recognizer.sampleRate) else { return nil }
         let (samples, noisy, steady) = audio(earlier.lowerBound..<end)
         guard noisy, let joined = try recognizer.decodeUtterance(samples, startSample: earlier.lowerBound, noisy: true, steadyNoise: steady),
