@@ -168,7 +168,8 @@ import Testing
     /// four suites (102 commands, 15 non-commands) with and without the profile `heed enroll`
     /// makes from its twenty sentences in Audio/enroll (BENCHMARKS.md, "Enrollment": clean 94 ->
     /// 101, pink 12 dB 84 -> 93 commands; false acceptance 1 -> 1 and 2 -> 1; pink 12 dB 86 -> 91
-    /// since verification compares on the model's own scale). In a reverberant room (`--reverb
+    /// since verification compares on the model's own scale, 87 -> 91 since a phrase cut in two is
+    /// rejoined: as trained, "put on | rock and roll" is heard). In a reverberant room (`--reverb
     /// 0.3`) the same profile, made from dry recordings, gives back most of what the room takes:
     /// 77 -> 96 commands, false acceptance 2 -> 1 ("Reverberant rooms, measured").
     @Test func enrollmentHearsABritishVoice() async throws {
@@ -178,7 +179,7 @@ import Testing
         try #require(enrolled.status == 0, "\(enrolled.stderr)")
         let arguments = suites + ["--noise", "Audio/noise/pink.wav", "--snr", "12", "--reverb", "0.3"]
         let trained = try await run(arguments), adapted = try await run(arguments + ["--speaker", profile.path])
-        for (condition, gain) in [("clean", 5.0), ("pink @ 12 dB", 5.0), ("reverb 0.3 s", 12.0)] {
+        for (condition, gain) in [("clean", 5.0), ("pink @ 12 dB", 4.0), ("reverb 0.3 s", 12.0)] {
             let before = try #require(trained[condition]), after = try #require(adapted[condition])
             // Rates are counts over 102 and 15: a millionth of slack, so a gain of exactly the floor passes.
             #expect(after.acceptance >= before.acceptance + gain / 102 - 1e-6, "\(condition): enrolled \(after), as trained \(before)")
