@@ -118,7 +118,7 @@ import Yams
         }
         let nearMiss = Fixtures.audio.appendingPathComponent("home/none-12-en-us_f2.wav")
         #expect(try recognizer("home").recognize(file: nearMiss).allSatisfy { !$0.understood })
-        let mixed = try Self.mixed(Fixtures.audio.appendingPathComponent("workshop/readGauge-20-en-130.wav"),
+        let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent("workshop/readGauge-20-en-130.wav"),
                                    as: "workshop/readGauge-20-en-130.wav", with: "clatter", snr: 12)
         #expect(try recognizer("workshop").recognize(samples: mixed).filter(\.understood).map(\.transcript) == ["what is the voltage"])
     }
@@ -126,7 +126,7 @@ import Yams
     /// In pink noise at 6 dB the slow "how much time is left on the timer" is heard as two
     /// utterances, "how much" and the rest, neither a command; decoded together they are one.
     @Test func aNoisyPhraseCutInTwoIsRejoined() throws {
-        let mixed = try Self.mixed(Fixtures.audio.appendingPathComponent("workshop/timeLeft-16-en-130.wav"),
+        let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent("workshop/timeLeft-16-en-130.wav"),
                                    as: "workshop/timeLeft-16-en-130.wav", with: "pink", snr: 6)
         let recognizer = { (gap: Double?) in
             var options = RecognizerOptions()
@@ -165,21 +165,11 @@ import Yams
     @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
     func onlyACommandAcrossThePauseIsRejoined() throws {
         let name = "librivox/sense_and_sensibility_01_austen_64kb-0890.wav"
-        let mixed = try Self.mixed(Fixtures.corpus.appendingPathComponent(name),
+        let mixed = try SuiteMix.mixed(Fixtures.corpus.appendingPathComponent(name),
                                    as: "speech/../../../shared/corpus/pocketsphinx-test-data/\(name)", with: "pink", snr: 9)
         let heard = try CommandRecognizer(authorization: TestAuthorization.speechRecognition()).recognize(samples: mixed)
         #expect(heard.count > 1)
         #expect(heard.allSatisfy { !$0.understood }, "\(heard.filter(\.understood).map(\.transcript))")
-    }
-
-    /// `recording` mixed with one of Audio/noise at `snr` exactly as `heed test` mixes the suite
-    /// file `entry` ("suite/file"): the same noise offset, so a test sees what the suite run saw.
-    static func mixed(_ recording: URL, as entry: String, with noise: String, snr: Double) throws -> [Int16] {
-        let speech = try WAVFile(contentsOf: recording)
-        let noiseWAV = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/\(noise).wav"))
-        let seed = SuiteRunner.stableHash("\(entry)|\(SuiteCondition.noise(noise, snr: snr))")
-        let samples = Resampler.convert(speech.samples, from: speech.format.sampleRate, to: 16_000)
-        return PCM.int16(from: Perturbation.mix(speech: samples, noise: noiseWAV.samples, snr: snr, sampleRate: 16_000, seed: seed))
     }
 
     @Test func missingWordsAreListedWithWhereTheyAreUsed() throws {

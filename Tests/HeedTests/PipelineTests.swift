@@ -97,10 +97,8 @@ import Testing
     /// --snr 6` mixes it, holds a quarter second of loud unvoiced sound; the clean recording's
     /// longest is its "s" and "t" (BENCHMARKS.md, "One word that does not fit").
     @Test func aBurstOfClatterIsToldFromSpeech() throws {
-        let speech = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("workshop/none-01-en-us.wav"))
-        let clatter = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/clatter.wav"))
-        let seed = SuiteRunner.stableHash("workshop/none-01-en-us.wav|clatter @ 6 dB")
-        let mixed = PCM.int16(from: Perturbation.mix(speech: speech.samples, noise: clatter.samples, snr: 6, sampleRate: 16_000, seed: seed))
+        let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent("workshop/none-01-en-us.wav"),
+                                       as: "workshop/none-01-en-us.wav", with: "clatter", snr: 6)
         let limit = RecognizerOptions().quietFloorMaxUnvoicedSeconds
         #expect(Voicing.longestLoudUnvoicedRun(in: mixed, sampleRate: 16_000, withinDB: 10) >= limit)
         for name in ["workshop/none-01-en-us", "builtins/stop-en-175", "home/lightsOff-04-en_m3-140"] {
@@ -115,10 +113,8 @@ import Testing
     /// silence, 0.54 s of which is voiced. Silence with speech in it is no silence
     /// (BENCHMARKS.md, "Speech taken for silence").
     @Test func speechTakenForSilenceIsNoCommand() throws {
-        let speech = try WAVFile(contentsOf: Fixtures.builtins.appendingPathComponent("none-36-en.wav"))
-        let clatter = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/clatter.wav"))
-        let seed = SuiteRunner.stableHash("builtins/none-36-en.wav|clatter @ 12 dB")
-        let mixed = PCM.int16(from: Perturbation.mix(speech: speech.samples, noise: clatter.samples, snr: 12, sampleRate: 16_000, seed: seed))
+        let mixed = try SuiteMix.mixed(Fixtures.builtins.appendingPathComponent("none-36-en.wav"),
+                                       as: "builtins/none-36-en.wav", with: "clatter", snr: 12)
         var unchecked = RecognizerOptions()
         unchecked.maxVoicedSilenceSeconds = nil
         let withoutCheck = try CommandRecognizer(options: unchecked, authorization: TestAuthorization.speechRecognition())
