@@ -165,6 +165,15 @@ public struct RecognizerOptions: Sendable {
     /// "done"s were heard as "start" (BENCHMARKS.md, "Accents", "An open done", "A yod and a
     /// linking r").
     public var accentVariantProbability: Double? = 0.1
+    /// Whether, in the noisy search, a command that is one word alone keeps an accent form one
+    /// phone from another one-word command's pronunciation (false: there it is heard only as the
+    /// dictionary spells it). Of the built-ins that is the r-less "start" (S T AA T), one
+    /// consonant from "stop" (S T AA P): noise blurs that consonant, and a word alone has no
+    /// neighbours to tell the two apart. Clean speech, longer phrases ("start recording") and
+    /// the other forms ("done" D AA N, "resume" with the yod) keep theirs. In pink noise at 12 /
+    /// 9 dB, 387 -> 390 and 352 -> 354 of all five suites' 426 commands: "stop"s no longer taken
+    /// for "start" (BENCHMARKS.md, "One word alone in noise").
+    public var confusableOneWordVariantsInNoise = false
     /// Decoded phrases shorter than this are not verified: a word or two is too short for the
     /// comparison to mean anything (on Audio/builtins, right and wrong single words overlap).
     public var verificationMinWords = 3
@@ -291,7 +300,9 @@ public final class CommandRecognizer {
         var commandGraph = Grammar()
         for phrase in commands.phrases { commandGraph.addPhrase(phrase) }
         for context in contexts { ContextCompiler.add(context, to: &commandGraph) }
+        var noisyGraph = commandGraph
         addAccentVariants(to: &commandGraph)
+        addAccentVariants(to: &noisyGraph, confusableOneWordForms: options.confusableOneWordVariantsInNoise)
         let garbage = Self.garbageUnits(commandWords: commandWords, decoder: decoder)
         do {
             let clean = Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty)
@@ -304,11 +315,11 @@ public final class CommandRecognizer {
             }
             if let penalty = options.noisyGarbageWordPenalty {
                 let phonePenalty = options.garbagePhonePenalty * penalty / options.garbageWordPenalty
-                try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: penalty, phonePenalty: phonePenalty),
+                try decoder.add(Self.withGarbage(noisyGraph, garbage, wordPenalty: penalty, phonePenalty: phonePenalty),
                                 named: Self.noisyCommandSearch)
                 hasNoisySearch = true
                 if let entry = options.noisyGarbageInsidePhrase {
-                    try decoder.add(Self.withGarbage(commandGraph, garbage, wordPenalty: penalty, phonePenalty: phonePenalty, entryFromInside: entry),
+                    try decoder.add(Self.withGarbage(noisyGraph, garbage, wordPenalty: penalty, phonePenalty: phonePenalty, entryFromInside: entry),
                                     named: Self.noisyPartialCommandSearch)
                     hasNoisyPartialSearch = true
                 }
@@ -421,10 +432,14 @@ public final class CommandRecognizer {
     /// they are dictionary words of their own ("start~ac", with alternates of its own when the
     /// word has several pronunciations), on parallel transitions that cost that probability. A
     /// linking r ("temperature~lr") goes only where a word that begins with a vowel can follow.
-    private func addAccentVariants(to graph: inout Grammar) {
+    /// Without `confusableOneWordForms`, a one-word command with a form one phone from another
+    /// one-word command's pronunciation gets no forms where it is alone (see `oneWordCommandsNearOthers`).
+    private func addAccentVariants(to graph: inout Grammar, confusableOneWordForms: Bool = true) {
         guard let probability = options.accentVariantProbability else { return }
         let words = graph.words
-        graph.addVariants(variantWords(for: words, marker: AccentVariants.marker, AccentVariants.forms), probability: probability)
+        let variants = variantWords(for: words, marker: AccentVariants.marker, AccentVariants.forms)
+        let notAlone = confusableOneWordForms ? [] : Self.oneWordCommandsNearOthers(in: graph) { [decoder] in decoder.pronunciations(of: $0) }
+        graph.addVariants(variants, probability: probability, notAlone: notAlone)
         var beginsWithVowel: [String: Bool] = [:]
         graph.addVariants(variantWords(for: words, marker: AccentVariants.linkingMarker) { AccentVariants.linkingForms(pronunciations: $1) },
                           probability: probability) { [decoder] next in
@@ -432,6 +447,18 @@ public final class CommandRecognizer {
             let answer = decoder.pronunciations(of: next).contains(where: AccentVariants.beginsWithVowel)
             beginsWithVowel[next] = answer
             return answer
+        }
+    }
+
+    /// The one-word commands of `graph` with an accent form one phone from another one-word
+    /// command's pronunciation ("start" S T AA T, "stop" S T AA P).
+    static func oneWordCommandsNearOthers(in graph: Grammar, pronunciations: (String) -> [String]) -> Set<String> {
+        let alone = graph.oneWordPhrases
+        return alone.filter { word in
+            let others = alone.subtracting([word]).flatMap(pronunciations).map { $0.split(separator: " ") }
+            return AccentVariants.forms(of: word, pronunciations: pronunciations(word)).contains { form in
+                others.contains { editDistance(form.split(separator: " "), $0) <= 1 }
+            }
         }
     }
 

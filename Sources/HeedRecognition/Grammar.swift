@@ -65,6 +65,19 @@ public struct Grammar: Equatable, Sendable {
         addVariants(variants, probability: probability, where: { _ in true })
     }
 
+    /// Like `addVariants`, but where one of `notAlone` is a phrase by itself (a transition from
+    /// start to final) it keeps only its own pronunciations; in longer phrases it gets its variants.
+    public mutating func addVariants(_ variants: [String: [String]], probability: Double, notAlone: Set<String>) {
+        addVariants(variants, probability: probability, where: { [start, final] in
+            $0.from != start || $0.to != final || !notAlone.contains($0.word ?? "")
+        })
+    }
+
+    /// The words that are a phrase by themselves (a transition from start to final).
+    public var oneWordPhrases: Set<String> {
+        Set(transitions.filter { $0.from == start && $0.to == final }.compactMap(\.word))
+    }
+
     /// Like `addVariants`, only on transitions that a word `next` accepts can follow (through any
     /// empty transitions): a form that only fits before certain words.
     public mutating func addVariants(_ variants: [String: [String]], probability: Double, before next: (String) -> Bool) {

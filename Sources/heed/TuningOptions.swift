@@ -71,6 +71,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
+    @Option(help: ArgumentHelp("In noise, also hear a command that is one word alone in an accent's form that is one phone from another one-word command (default off: the r-less \"start\", one consonant from \"stop\", is then heard only as the dictionary spells it; longer phrases and clean speech keep every form).", valueName: "on|off"))
+    var confusableVariantsInNoise: Switch?
+
     @Option(help: ArgumentHelp("The most HMMs the decoder keeps active per frame on a clean utterance; above it the beams narrow (default 500); 0 means no cap.", valueName: "N"))
     var maxActiveHmms: Int?
 
@@ -160,6 +163,7 @@ struct TuningOptions: ParsableArguments {
         if let adaptationFade { options.noiseAdaptation?.rangeFadeDB = adaptationFade }
         if let silenceAdaptation { options.noiseAdaptation?.adaptsSilencePastGate = silenceAdaptation == .on }
         if let accentVariants { options.accentVariantProbability = accentVariants > 0 ? accentVariants : nil }
+        if let confusableVariantsInNoise { options.confusableOneWordVariantsInNoise = confusableVariantsInNoise == .on }
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let maxVoicedSilence { options.maxVoicedSilenceSeconds = maxVoicedSilence > 0 ? maxVoicedSilence : nil }
         if let rejoinGap { options.rejoinGap = rejoinGap > 0 ? rejoinGap : nil }

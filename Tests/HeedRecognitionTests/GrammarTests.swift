@@ -59,6 +59,22 @@ struct GrammarTests {
         #expect(onlyAgain.transitions.filter { $0.word == "lower~lr" }.map(\.to) == [middle])
     }
 
+    /// A word that is a phrase by itself keeps only its own pronunciations when it is one of
+    /// `notAlone`; the same word inside a longer phrase gets its variants.
+    @Test func variantsCanLeaveOneWordPhrasesAlone() {
+        var grammar = Grammar()
+        grammar.addPhrase(["start"])
+        grammar.addPhrase(["start", "recording"])
+        grammar.addPhrase(["done"])
+        #expect(grammar.oneWordPhrases == ["start", "done"])
+        grammar.addVariants(["start": ["start~ac"], "done": ["done~ac"]], probability: 0.1, notAlone: ["start"])
+        let variants = grammar.transitions.filter { $0.word?.hasSuffix("~ac") == true }
+        #expect(variants.map(\.word) == ["start~ac", "done~ac"])
+        #expect(variants.first { $0.word == "start~ac" }?.to != grammar.final)
+        #expect(variants.first { $0.word == "done~ac" }?.to == grammar.final)
+        #expect(variants.allSatisfy { $0.probability == 0.1 })
+    }
+
     /// PocketSphinx's FSG file format: states, then one TRANSITION line per arc, an empty one
     /// without a word; probabilities as they are (PocketSphinx applies the language weight).
     @Test func fsgTextIsPocketSphinxsFileFormat() {

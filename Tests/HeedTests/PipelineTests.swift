@@ -75,6 +75,34 @@ import Testing
         #expect(try dictionaryOnly.recognize(file: file).allSatisfy { !$0.understood })
     }
 
+    /// In noise, "start" said without its r (S T AA T) is one consonant from "stop" (S T AA P),
+    /// and noise blurs that consonant. These "stop"s in pink noise at 12 dB, mixed as `heed test`
+    /// mixes them, were heard as "start" while the noisy search gave the one-word "start" its
+    /// r-less form (BENCHMARKS.md, "One word alone in noise").
+    @Test func aStopInNoiseIsNotTakenForAnRLessStart() throws {
+        var before = RecognizerOptions()
+        before.confusableOneWordVariantsInNoise = true
+        let withVariants = try CommandRecognizer(options: before, authorization: TestAuthorization.speechRecognition())
+        for name in ["stop-en-130", "stop-en-175", "stop-en_m3-175"] {
+            let mixed = try SuiteMix.mixed(Fixtures.builtins.appendingPathComponent("\(name).wav"), as: "builtins/\(name).wav",
+                                           with: "pink", snr: 12)
+            #expect(try recognizer.recognize(samples: mixed).filter(\.understood).map(\.transcript) == ["stop"], "\(name)")
+            #expect(try withVariants.recognize(samples: mixed).filter(\.understood).map(\.transcript) == ["start"], "\(name)")
+        }
+    }
+
+    /// Which one-word commands lose their accent forms in noise: only those with a form one
+    /// phone from another one-word command. The open "done" (D AA N) is near none, and a word
+    /// that is only inside longer phrases is not alone.
+    @Test func oneWordCommandsNearOthersAreTheConfusableOnes() throws {
+        var grammar = Grammar()
+        for phrase in CommandSet.builtins.phrases { grammar.addPhrase(phrase) }
+        grammar.addPhrase(["start", "recording"])
+        grammar.addPhrase(["stop", "recording"])
+        let decoder = try Decoder(configuration: RecognizerOptions().decoder)
+        #expect(CommandRecognizer.oneWordCommandsNearOthers(in: grammar) { decoder.pronunciations(of: $0) } == ["start"])
+    }
+
     /// Clean synthetic speech lies some 60 dB above its silence, quieter than the model was
     /// trained on. Over the quiet floor (`--quiet-floor 40`: 40 dB under the loudest frame, with
     /// silence adapted to it) the open "done" of this British voice is no longer "start" and this "resume" is heard
