@@ -292,7 +292,9 @@ public final class CommandRecognizer {
 
     /// Builds the command searches (normal and noisy) for `commands` plus the contexts, replacing
     /// any built before. The command paths and the garbage units are worked out once; the noisy
-    /// search differs only in what its garbage paths cost.
+    /// search differs in what its garbage paths cost, and in leaving out a one-word command's
+    /// accent forms that are one phone from another one-word command (see
+    /// `confusableOneWordVariantsInNoise`).
     private func installCommandSearches(_ commands: CommandSet) throws(HeedError) {
         grammarGeneration += 1
         vocabulary = .commands(commands, contexts: contexts)
@@ -300,9 +302,8 @@ public final class CommandRecognizer {
         var commandGraph = Grammar()
         for phrase in commands.phrases { commandGraph.addPhrase(phrase) }
         for context in contexts { ContextCompiler.add(context, to: &commandGraph) }
-        var noisyGraph = commandGraph
+        let withoutVariants = commandGraph
         addAccentVariants(to: &commandGraph)
-        addAccentVariants(to: &noisyGraph, confusableOneWordForms: options.confusableOneWordVariantsInNoise)
         let garbage = Self.garbageUnits(commandWords: commandWords, decoder: decoder)
         do {
             let clean = Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty)
@@ -315,6 +316,8 @@ public final class CommandRecognizer {
             }
             if let penalty = options.noisyGarbageWordPenalty {
                 let phonePenalty = options.garbagePhonePenalty * penalty / options.garbageWordPenalty
+                var noisyGraph = withoutVariants
+                addAccentVariants(to: &noisyGraph, confusableOneWordForms: options.confusableOneWordVariantsInNoise)
                 try decoder.add(Self.withGarbage(noisyGraph, garbage, wordPenalty: penalty, phonePenalty: phonePenalty),
                                 named: Self.noisyCommandSearch)
                 hasNoisySearch = true
