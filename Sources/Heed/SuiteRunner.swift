@@ -151,18 +151,7 @@ public struct SuiteRunner: Sendable {
         } catch {
             return ([], HeedError(error).message, 0, 0, [])
         }
-        // Seeded by file and condition: a noise in a room is the room of that reverb condition
-        // and the noise offset of that noise condition, so the three compare file for file.
-        let seed = { (condition: SuiteCondition) in Self.stableHash("\(suite.name)/\(entry.file)|\(condition)") }
-        switch condition {
-        case .clean: break
-        case .noise(let name, let snr, let room):
-            if let room { samples = Perturbation.reverberate(samples, rt60: room, sampleRate: rate, seed: seed(.reverb(room))) }
-            samples = Perturbation.mix(speech: samples, noise: noises[name] ?? [], snr: snr, sampleRate: rate, seed: seed(.noise(name, snr: snr)))
-        case .speed(let factor): samples = Perturbation.speed(samples, by: factor, sampleRate: rate)
-        case .gain(let decibels): samples = Perturbation.gain(samples, decibels: decibels)
-        case .reverb(let seconds): samples = Perturbation.reverberate(samples, rt60: seconds, sampleRate: rate, seed: seed(condition))
-        }
+        samples = Self.perturbed(samples, by: condition, file: "\(suite.name)/\(entry.file)", noises: noises, sampleRate: rate)
         if let keepAudio, condition != .clean {
             let folder = keepAudio.appendingPathComponent(condition.description.replacingOccurrences(of: " ", with: ""))
                 .appendingPathComponent(suite.name)
@@ -211,6 +200,24 @@ public struct SuiteRunner: Sendable {
     }
 
     /// FNV-1a: the same text gives the same seed in every run (Swift's Hasher is seeded per process).
+    /// `samples` of the suite file `file` ("suite/file") under `condition`, with `noises` (by
+    /// name) to mix in. Seeded by file and condition: a noise in a room is the room of that
+    /// reverb condition and the noise offset of that noise condition, so the three compare file
+    /// for file.
+    static func perturbed(_ samples: [Float], by condition: SuiteCondition, file: String, noises: [String: [Float]],
+                          sampleRate rate: Int) -> [Float] {
+        let seed = { (condition: SuiteCondition) in stableHash("\(file)|\(condition)") }
+        switch condition {
+        case .clean: return samples
+        case .noise(let name, let snr, let room):
+            let roomed = room.map { Perturbation.reverberate(samples, rt60: $0, sampleRate: rate, seed: seed(.reverb($0))) } ?? samples
+            return Perturbation.mix(speech: roomed, noise: noises[name] ?? [], snr: snr, sampleRate: rate, seed: seed(.noise(name, snr: snr)))
+        case .speed(let factor): return Perturbation.speed(samples, by: factor, sampleRate: rate)
+        case .gain(let decibels): return Perturbation.gain(samples, decibels: decibels)
+        case .reverb(let seconds): return Perturbation.reverberate(samples, rt60: seconds, sampleRate: rate, seed: seed(condition))
+        }
+    }
+
     static func stableHash(_ text: String) -> UInt64 {
         text.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }

@@ -9,8 +9,8 @@ enum SuiteMix {
     static func mixed(_ recording: URL, as entry: String, with noise: String, snr: Double) throws -> [Int16] {
         let speech = try WAVFile(contentsOf: recording)
         let noiseWAV = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/\(noise).wav"))
-        let seed = SuiteRunner.stableHash("\(entry)|\(SuiteCondition.noise(noise, snr: snr))")
         let samples = Resampler.convert(speech.samples, from: speech.format.sampleRate, to: 16_000)
-        return PCM.int16(from: Perturbation.mix(speech: samples, noise: noiseWAV.samples, snr: snr, sampleRate: 16_000, seed: seed))
+        return PCM.int16(from: SuiteRunner.perturbed(samples, by: .noise(noise, snr: snr), file: entry,
+                                                     noises: [noise: noiseWAV.samples], sampleRate: 16_000))
     }
 }
