@@ -6,7 +6,7 @@ the six-word JSGF, and with Heed's own grammar from `heed context export`).
 Prints one table. Figures go to BENCHMARKS.md by hand, with the machine they came from.
 Usage: scripts/bench.py [--quick]   (--quick: 30 utterances of latency instead of 100)
 """
-import array, glob, json, math, os, re, statistics, subprocess, sys, tempfile, time, wave
+import array, atexit, glob, json, math, os, re, shutil, statistics, subprocess, sys, tempfile, time, wave
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 heed = os.path.join(root, ".build/release/heed")
@@ -14,6 +14,8 @@ model = "/usr/share/pocketsphinx/model/en-us"
 corpus = os.path.join(os.path.dirname(root), "shared/corpus/pocketsphinx-test-data")
 quick = "--quick" in sys.argv
 work = tempfile.mkdtemp(prefix="heed-bench-")
+# Some 26 MB of mixes and streams: removed when the bench ends, on an error or Ctrl-C too.
+atexit.register(shutil.rmtree, work, ignore_errors=True)
 # A test rig: temporary decisions and the test-rig policy, never the user's own.
 env = dict(os.environ, HEED_STATE_DIR=os.path.join(work, "state"), HEED_POLICY=os.path.join(root, "Models/test-rig.policy.yml"))
 COMMANDS = ["start", "stop", "pause", "resume", "done", "cancel"]

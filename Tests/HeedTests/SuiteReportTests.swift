@@ -6,8 +6,7 @@ import Testing
 /// Scoring of suite runs, on hand-made results (decoding itself is covered by the CLI tests).
 @Suite struct SuiteReportTests {
     func suite(_ manifest: String, files: [String]) throws -> TestSuite {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("heed-report-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Fixtures.temporaryDirectory()
         for file in files { try Data().write(to: directory.appendingPathComponent(file)) }
         try manifest.write(to: directory.appendingPathComponent("suite.yml"), atomically: true, encoding: .utf8)
         return try TestSuite(directory: directory)
