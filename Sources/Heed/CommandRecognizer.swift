@@ -60,15 +60,23 @@ public struct RecognizerOptions: Sendable {
     /// Decode the denoised audio only for utterances whose dynamic range (loudest frame against
     /// the quietest tenth) is below this many dB: noisy ones. nil: always when suppression is on.
     public var noiseSuppressionRangeDB: Double? = 35
-    /// Clean utterances (not noisy, see `noiseSuppressionRangeDB`) are decoded over a floor of
+    /// Clean utterances (not noisy, see `noiseSuppressionRangeDB`) can be decoded over a floor of
     /// low-passed noise this many dB below their loudest 10 ms frame, with the model's silence and
-    /// fillers adapted to it, as a noisy utterance's are (nil: raw audio, as heard). The suites'
-    /// synthetic recordings lie some 60 dB above their silence, the corpus's real ones 27-44 dB:
-    /// quieter silence than the model was trained on is heard worse. All five suites clean, with
+    /// fillers adapted to it, as a noisy utterance's are (nil: never; see
+    /// `quietFloorDoubtBelowConfidence` for when). The suites' synthetic recordings lie some 60 dB
+    /// above their silence, the corpus's real ones 27-44 dB: quieter silence than the model was
+    /// trained on is heard worse. All five suites clean, every utterance over the floor, with
     /// `wordVerificationMarginPerFrame`: 406 -> 416 of 426 commands, 0 -> 0 of 122 non-commands
-    /// taken at 40 dB. Off by default for its cost: CPU per audio second in quiet about +25 %, 0.85x
-    /// `pocketsphinx_continuous`, over issue 8's 0.7x (BENCHMARKS.md, "Cheaper over the floor").
-    public var quietFloorBelowPeakDB: Double?
+    /// taken at 40 dB (BENCHMARKS.md, "Cheaper over the floor").
+    public var quietFloorBelowPeakDB: Double? = 40
+    /// The quiet floor as a second opinion: a clean utterance is decoded over it only when its
+    /// plain decode heard a command and then rejected it, or took one with less than this
+    /// confidence, and the floor's command is kept when it is surer (nil: every clean utterance
+    /// is decoded over the floor instead of as heard). Speech that no path took for a command,
+    /// most of what a room says, is decoded once. All five suites clean: 406 -> 417 of 426
+    /// commands, 0 of 122 non-commands taken, where the floor for every utterance gave 416 for
+    /// about a quarter more CPU in quiet (BENCHMARKS.md, "The quiet floor as a second opinion").
+    public var quietFloorDoubtBelowConfidence: Double? = 0.6
     /// A clean utterance is not put over the quiet floor when it holds a run of this many seconds
     /// of loud sound that is not voiced (see `Voicing.longestLoudUnvoicedRun`): a burst of clatter
     /// in an otherwise silent room, for which the floor was measured to cost commands.
@@ -598,14 +606,29 @@ public final class CommandRecognizer {
     /// `steadyNoise`: the noise under a noisy utterance (or the floor under a clean one, see
     /// `quietFloorBelowPeakDB`) is steady enough to adapt the acoustic model to (see
     /// `isSteadyNoise`; the stream decides, `UtteranceStream.audio`); each decode then adapts it
-    /// to the audio it decodes.
-    func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false,
-                         steadyNoise: Bool = false) throws(HeedError) -> Utterance? {
+    /// to the audio it decodes. `overQuietFloor`: the same clean samples over the quiet floor, for
+    /// its second opinion on a doubtful decode (`quietFloorDoubtBelowConfidence`); asked for only then.
+    func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false, steadyNoise: Bool = false,
+                         overQuietFloor floored: () -> ArraySlice<Int16>? = { nil }) throws(HeedError) -> Utterance? {
+        let plain = try decodeOnce(samples, startSample: startSample, noisy: noisy, steadyNoise: steadyNoise)
+        guard !noisy, plain.heardCommand, let doubt = options.quietFloorDoubtBelowConfidence,
+              plain.utterance.map({ !$0.understood || $0.confidence < doubt }) ?? false,
+              let floor = floored() else { return plain.utterance }
+        guard let second = try decodeOnce(floor, startSample: startSample, steadyNoise: true).utterance, second.understood,
+              plain.utterance.map({ !$0.understood || second.confidence > $0.confidence }) ?? true else { return plain.utterance }
+        return second
+    }
+
+    /// One decode of `decodeUtterance`, and whether a command was heard in it before any check
+    /// rejected it.
+    private func decodeOnce(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false,
+                            steadyNoise: Bool) throws(HeedError) -> (utterance: Utterance?, heardCommand: Bool) {
         adaptsToNoise = steadyNoise && options.noiseAdaptation != nil
         overQuietFloor = !noisy && steadyNoise
         adaptedSpan = nil
         defer { adaptsToNoise = false; overQuietFloor = false }
-        return voiced(try decodeWithRetries(samples, startSample: startSample, noisy: noisy), samples, startSample: startSample)
+        let decoded = try decodeWithRetries(samples, startSample: startSample, noisy: noisy)
+        return (voiced(decoded.utterance, samples, startSample: startSample), decoded.heardCommand)
     }
 
     /// Whether the noise in `raw` (an utterance as it was heard, before the suppressor) is steady
@@ -683,7 +706,8 @@ public final class CommandRecognizer {
 
     /// The passes of `decodeUtterance`: the whole utterance, then (when that was not a command)
     /// the words said over background talk, then only the loudest stretch.
-    private func decodeWithRetries(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
+    private func decodeWithRetries(_ samples: ArraySlice<Int16>, startSample: Int,
+                                   noisy: Bool) throws(HeedError) -> (utterance: Utterance?, heardCommand: Bool) {
         let partial = noisy && hasNoisyPartialSearch && answerSearch == nil
         try partial ? use(search: Self.noisyPartialCommandSearch, noisy: true) : selectSearch(noisy: noisy)
         let hypothesis = try decode(samples, alternatives: alternativesWanted(noisy: noisy, samples))
@@ -692,7 +716,7 @@ public final class CommandRecognizer {
         try selectSearch(noisy: noisy)
         if noisy, first?.understood != true,
            let spoken = try commandSpokenOverBackground(hypothesis, decodedInParts: partial, samples, startSample: startSample) {
-            return spoken
+            return (spoken, true)
         }
         // Background speech (a café's babble, a radio) keeps the endpointer open around the
         // command, and the garbage path that has to explain it then swallows the command too.
@@ -703,11 +727,12 @@ public final class CommandRecognizer {
         // let a near miss through (BENCHMARKS.md, "Cheaper over the floor").
         guard case .commands = vocabulary, first?.understood != true, let margin = options.foregroundMarginDB,
               let foreground = Self.foreground(of: samples, marginDB: margin, sampleRate: sampleRate),
-              !overQuietFloor || holdsSoundOverFloor(samples, outside: foreground) else { return first }
+              !overQuietFloor || holdsSoundOverFloor(samples, outside: foreground) else { return (first, whole?.understood == true) }
         let foregroundHypothesis = try decode(samples[foreground], alternatives: alternativesWanted(noisy: noisy, samples[foreground]))
-        let second = try verified(interpret(foregroundHypothesis, startSample: foreground.lowerBound - samples.startIndex + startSample,
-                                            sampleCount: foreground.count), foregroundHypothesis, samples[foreground], noisy: noisy)
-        return second?.understood == true ? second : first
+        let foregroundWhole = interpret(foregroundHypothesis, startSample: foreground.lowerBound - samples.startIndex + startSample,
+                                        sampleCount: foreground.count)
+        let second = try verified(foregroundWhole, foregroundHypothesis, samples[foreground], noisy: noisy)
+        return (second?.understood == true ? second : first, whole?.understood == true || foregroundWhole?.understood == true)
     }
 
     /// How far above the quiet floor a 10 ms frame has to be to count as sound over it.

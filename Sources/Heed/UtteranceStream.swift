@@ -126,9 +126,8 @@ public struct UtteranceStream {
                     events += try converse(at: now) { $0.tick(at: now) }
                 }
                 if decodesAhead, let start = utteranceStart, let end = endpointer.tentativeEnd, decodedAhead?.end != end {
-                    let (samples, noisy, steady) = audio(start..<end)
-                    decodedAhead = (end, recognizer.grammarGeneration,
-                                    try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy, steadyNoise: steady), noisy)
+                    let (ahead, noisy, _) = try decodeAudio(start..<end)
+                    decodedAhead = (end, recognizer.grammarGeneration, ahead, noisy)
                     continue  // a partial of the same audio would say nothing new
                 }
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
@@ -210,9 +209,7 @@ public struct UtteranceStream {
         if let ahead = decodedAhead, ahead.end == end, ahead.grammar == recognizer.grammarGeneration {
             (utterance, noisy) = (ahead.utterance, ahead.noisy)
         } else {
-            let (samples, isNoisy, steady) = audio(start..<end)
-            (decoded, noisy) = (samples, isNoisy)
-            utterance = try recognizer.decodeUtterance(samples, startSample: start, noisy: noisy, steadyNoise: steady)
+            (utterance, noisy, decoded) = try decodeAudio(start..<end)
         }
         let earlier = unheard
         unheard = nil
@@ -247,19 +244,32 @@ public struct UtteranceStream {
         return joined.start < Double(earlier.upperBound) / rate && joined.end > Double(onset) / rate ? joined : nil
     }
 
+    /// The utterance in the stream's samples in `range`, whether they are noisy, and the samples
+    /// as decoded (`audio`); clean ones with the quiet floor at hand for a second opinion.
+    private func decodeAudio(_ range: Range<Int>) throws(HeedError) -> (utterance: Utterance?, noisy: Bool, samples: ArraySlice<Int16>) {
+        let (samples, noisy, steady) = audio(range)
+        let utterance = try recognizer.decodeUtterance(samples, startSample: range.lowerBound, noisy: noisy, steadyNoise: steady,
+                                                       overQuietFloor: { noisy ? nil : quietFloored(raw(range)) })
+        return (utterance, noisy, samples)
+    }
+
+    private func raw(_ range: Range<Int>) -> ArraySlice<Int16> {
+        history[(range.lowerBound - historyStart)..<(range.upperBound - historyStart)]
+    }
+
     /// The stream's samples in `range` as the decoder should get them, and whether they are
     /// noisy (the quietest tenth within `noiseSuppressionRangeDB` of the peak): then denoised,
     /// over a masking floor (`maskingNoiseBelowPeakDB`), otherwise raw, so clean speech reaches
-    /// the decoder untouched (or over the quiet floor, `quietFloorBelowPeakDB`). `steadyNoise`:
+    /// the decoder untouched (or over the quiet floor when it is not only a second opinion,
+    /// `quietFloorDoubtBelowConfidence`). `steadyNoise`:
     /// noisy, denoised, and the noise steady enough to adapt the acoustic model to
     /// (`CommandRecognizer.isSteadyNoise`), or clean over the quiet floor; not judged for a partial
     /// result, which is decoded with the trained model.
     private func audio(_ range: Range<Int>, judgingNoise: Bool = true) -> (samples: ArraySlice<Int16>, noisy: Bool, steadyNoise: Bool) {
-        let raw = history[(range.lowerBound - historyStart)..<(range.upperBound - historyStart)]
+        let raw = raw(range)
         guard let limit = recognizer.options.noiseSuppressionRangeDB,
               let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else {
-            guard let below = recognizer.options.quietFloorBelowPeakDB, !hasBurst(raw),
-                  let floored = floored(raw, below: below) else { return (raw, false, false) }
+            guard recognizer.options.quietFloorDoubtBelowConfidence == nil, let floored = quietFloored(raw) else { return (raw, false, false) }
             return (floored, false, judgingNoise)
         }
         guard suppressor != nil else { return (raw, true, false) }
@@ -267,6 +277,13 @@ public struct UtteranceStream {
         // Noise adaptation was measured on the denoised audio over the masking floor only.
         guard let below = recognizer.options.maskingNoiseBelowPeakDB, let masked = floored(suppressed, below: below) else { return (suppressed, true, false) }
         return (masked, true, judgingNoise && recognizer.isSteadyNoise(raw))
+    }
+
+    /// Clean `raw` over the quiet floor (`quietFloorBelowPeakDB`), or nil: no floor, or a burst of
+    /// clatter in it, for which the floor was measured to cost commands.
+    private func quietFloored(_ raw: ArraySlice<Int16>) -> ArraySlice<Int16>? {
+        guard let below = recognizer.options.quietFloorBelowPeakDB, !hasBurst(raw) else { return nil }
+        return floored(raw, below: below)
     }
 
     /// Whether `raw` holds a burst of loud unvoiced sound (`quietFloorMaxUnvoicedSeconds`),

@@ -29,8 +29,14 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Decode noisy utterances over a floor of low-passed noise this many dB below their loudest part, masking what the suppressor leaves of hum and background talk (default 40); 0 turns it off.", valueName: "DB"))
     var maskingNoise: Double?
 
-    @Option(help: ArgumentHelp("Decode clean utterances over a floor of low-passed noise this many dB below their loudest part, with silence adapted to it, as noisy ones are (off by default: it costs about a quarter more CPU in quiet; 40 measured best; not over a burst of clatter); 0 turns it off.", valueName: "DB"))
+    @Option(help: ArgumentHelp("Decode clean utterances over a floor of low-passed noise this many dB below their loudest part, with silence adapted to it, as noisy ones are (default 40; not over a burst of clatter); 0 turns it off. When is --quiet-floor-for.", valueName: "DB"))
     var quietFloor: Double?
+
+    @Option(help: ArgumentHelp("Which clean utterances are decoded over the quiet floor: doubtful (default), a second opinion when the plain decode heard a command and rejected it or took one below --quiet-floor-doubt, the floor's command kept when surer; or all, every clean utterance over the floor only (about a quarter more CPU in quiet).", valueName: "doubtful|all"))
+    var quietFloorFor: QuietFloorUse?
+
+    @Option(help: ArgumentHelp("The confidence below which a command taken by the plain decode is doubtful (default 0.6).", valueName: "0..1"))
+    var quietFloorDoubt: Double?
 
     @Option(help: ArgumentHelp("Adapt the acoustic model to the steady noise of each noisy utterance (default on; not to background talk, and only with the webrtc suppressor).", valueName: "on|off"))
     var noiseAdaptation: Switch?
@@ -108,6 +114,8 @@ struct TuningOptions: ParsableArguments {
         if let foregroundWordMargin, !(0...40).contains(foregroundWordMargin) { throw ValidationError("--foreground-word-margin must be between 0 (off) and 40 dB") }
         if let maskingNoise, !(0...90).contains(maskingNoise) { throw ValidationError("--masking-noise must be between 0 (off) and 90 dB") }
         if let quietFloor, !(0...90).contains(quietFloor) { throw ValidationError("--quiet-floor must be between 0 (off) and 90 dB") }
+        if let quietFloorDoubt, !(0...1).contains(quietFloorDoubt) { throw ValidationError("--quiet-floor-doubt must be between 0 and 1") }
+        if quietFloorDoubt != nil, quietFloorFor == .all { throw ValidationError("--quiet-floor-doubt is for --quiet-floor-for doubtful; leave it out with all") }
         if let accentVariants, !(0...1).contains(accentVariants) { throw ValidationError("--accent-variants must be between 0 (off) and 1") }
         if let adaptedVerifyMargin, !(0...100).contains(adaptedVerifyMargin) { throw ValidationError("--adapted-verify-margin must be between 0 and 100") }
         if let wordVerifyMargin, !(0...200).contains(wordVerifyMargin) { throw ValidationError("--word-verify-margin must be between 0 (off) and 200") }
@@ -158,6 +166,8 @@ struct TuningOptions: ParsableArguments {
         if let noiseSuppressor { noiseSuppressionSettings(noiseSuppressor.method, &options) }
         if let maskingNoise { options.maskingNoiseBelowPeakDB = maskingNoise > 0 ? maskingNoise : nil }
         if let quietFloor { options.quietFloorBelowPeakDB = quietFloor > 0 ? quietFloor : nil }
+        if let quietFloorDoubt { options.quietFloorDoubtBelowConfidence = quietFloorDoubt }
+        if quietFloorFor == .all { options.quietFloorDoubtBelowConfidence = nil }
         if let noiseAdaptation { options.noiseAdaptation = noiseAdaptation == .on ? NoiseAdaptation() : nil }
         if let noiseUncertainty { options.noiseAdaptation?.uncertainty = noiseUncertainty }
         if let adaptationFade { options.noiseAdaptation?.rangeFadeDB = adaptationFade }
@@ -194,6 +204,10 @@ struct TuningOptions: ParsableArguments {
 
 enum Switch: String, ExpressibleByArgument, CaseIterable {
     case on, off
+}
+
+enum QuietFloorUse: String, ExpressibleByArgument, CaseIterable {
+    case doubtful, all
 }
 
 enum NoiseSuppressorChoice: String, ExpressibleByArgument, CaseIterable {
