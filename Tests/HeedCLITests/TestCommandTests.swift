@@ -8,13 +8,13 @@ import Testing
 
     @Test func coffeeSuiteReportsRatesFailuresAndConfusion() throws {
         let strict = try CLI.run(["test", "Audio/coffee"])
-        #expect(strict.status == 1)  // 27/30: not every expectation holds
+        #expect(strict.status == 1)  // 28/30: not every expectation holds
         #expect(strict.stdout.contains("(36 files)"))
-        #expect(strict.stdout.contains("accepted 27/30 (90.0 %), false acceptance 0/6 (0.0 %), false rejection 0/30 (0.0 %), wrong 3/30 (10.0 %), 0 entries with errors"))
-        #expect(strict.stdout.contains("FAIL  coffee/orderDrink-05-en-us.wav: expected orderDrink(drink=hot chocolate, milk=whole milk, size=extra large), got orderDrink("))
+        #expect(strict.stdout.contains("accepted 28/30 (93.3 %), false acceptance 0/6 (0.0 %), false rejection 0/30 (0.0 %), wrong 2/30 (6.7 %), 0 entries with errors"))
+        #expect(strict.stdout.contains("FAIL  coffee/orderDrink-05-en_m3.wav: expected orderDrink(drink=hot chocolate, milk=whole milk, size=extra large), got orderDrink("))
         #expect(strict.stdout.contains("confusion, expected (rows) against understood (columns)"))
         let row = strict.stdout.split(separator: "\n").first { $0.hasPrefix("  orderDrink ") }
-        #expect(row?.split(separator: " ").contains("18") == true)  // all 18 orders were heard as orders (two with a wrong slot)
+        #expect(row?.split(separator: " ").contains("18") == true)  // all 18 orders were heard as orders (one with a wrong slot)
         #expect(strict.stdout.contains("slowest files (CPU seconds per audio second):"))
         let floor = try CLI.run(["test", "Audio/coffee", "--min-accept", "0.85"])
         #expect(floor.status == 0)
@@ -36,14 +36,14 @@ import Testing
         let lint = try Self.xmllint(["--noout", "--schema", Self.schema.path, junit.path])
         #expect(lint.status == 0, "\(lint.output)")
         let xml = try String(contentsOf: junit, encoding: .utf8)
-        #expect(xml.contains("<testsuite name=\"coffee (clean)\" tests=\"36\" failures=\"3\" errors=\"0\""))
+        #expect(xml.contains("<testsuite name=\"coffee (clean)\" tests=\"36\" failures=\"2\" errors=\"0\""))
         let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         let condition = try #require((root["conditions"] as? [[String: Any]])?.first)
-        #expect(condition["accepted"] as? Int == 27 && condition["positives"] as? Int == 30)
+        #expect(condition["accepted"] as? Int == 28 && condition["positives"] as? Int == 30)
         #expect(condition["falseAcceptances"] as? Int == 0 && condition["negatives"] as? Int == 6)
         let results = try #require(condition["results"] as? [[String: Any]])
         #expect(results.count == 36)
-        #expect(results.filter { $0["verdict"] as? String == "failed" }.count == 3)
+        #expect(results.filter { $0["verdict"] as? String == "failed" }.count == 2)
     }
 
     /// Confidence describes the command the decoder chose. In noise the N-best list sometimes

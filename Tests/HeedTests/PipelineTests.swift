@@ -54,11 +54,13 @@ import Testing
 
     /// espeak-ng says the vowel of "done" open, which the model hears as AA: the dictionary's
     /// D AH N loses to "start" in these three voices, the open variant D AA N hears them
-    /// (BENCHMARKS.md, "An open done").
+    /// (BENCHMARKS.md, "An open done"). Decoded as heard: the quiet floor's second opinion also
+    /// hears one of the three right without the variant.
     @Test func anOpenVowelIsHeardWithTheAccentVariants() throws {
         let files = ["done-en-us-175", "done-en_m3-130", "done-en-175"].map { Fixtures.builtins.appendingPathComponent("\($0).wav") }
         var american = RecognizerOptions()
         american.accentVariantProbability = nil
+        american.quietFloorBelowPeakDB = nil
         let dictionaryOnly = try CommandRecognizer(options: american, authorization: TestAuthorization.speechRecognition())
         #expect(try files.map { try recognize($0).first?.intent?.name } == ["done", "done", "done"])
         #expect(try files.map { try dictionaryOnly.recognize(file: $0).first?.intent?.name } == ["start", "start", "start"])
