@@ -606,16 +606,15 @@ public final class CommandRecognizer {
     /// `steadyNoise`: the noise under a noisy utterance (or the floor under a clean one, see
     /// `quietFloorBelowPeakDB`) is steady enough to adapt the acoustic model to (see
     /// `isSteadyNoise`; the stream decides, `UtteranceStream.audio`); each decode then adapts it
-    /// to the audio it decodes. `overQuietFloor`: the same clean samples over the quiet floor, for
+    /// to the audio it decodes. `quietFloored`: the same clean samples over the quiet floor, for
     /// its second opinion on a doubtful decode (`quietFloorDoubtBelowConfidence`); asked for only then.
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false, steadyNoise: Bool = false,
-                         overQuietFloor floored: () -> ArraySlice<Int16>? = { nil }) throws(HeedError) -> Utterance? {
+                         quietFloored: () -> ArraySlice<Int16>? = { nil }) throws(HeedError) -> Utterance? {
         let plain = try decodeOnce(samples, startSample: startSample, noisy: noisy, steadyNoise: steadyNoise)
-        guard !noisy, plain.heardCommand, let doubt = options.quietFloorDoubtBelowConfidence,
-              plain.utterance.map({ !$0.understood || $0.confidence < doubt }) ?? false,
-              let floor = floored() else { return plain.utterance }
-        guard let second = try decodeOnce(floor, startSample: startSample, steadyNoise: true).utterance, second.understood,
-              plain.utterance.map({ !$0.understood || second.confidence > $0.confidence }) ?? true else { return plain.utterance }
+        guard !noisy, plain.heardCommand, let doubt = options.quietFloorDoubtBelowConfidence, let heard = plain.utterance,
+              !heard.understood || heard.confidence < doubt, let floored = quietFloored() else { return plain.utterance }
+        guard let second = try decodeOnce(floored, startSample: startSample, steadyNoise: true).utterance, second.understood,
+              !heard.understood || second.confidence > heard.confidence else { return heard }
         return second
     }
 

@@ -249,7 +249,7 @@ public struct UtteranceStream {
     private func decodeAudio(_ range: Range<Int>) throws(HeedError) -> (utterance: Utterance?, noisy: Bool, samples: ArraySlice<Int16>) {
         let (samples, noisy, steady) = audio(range)
         let utterance = try recognizer.decodeUtterance(samples, startSample: range.lowerBound, noisy: noisy, steadyNoise: steady,
-                                                       overQuietFloor: { noisy ? nil : quietFloored(raw(range)) })
+                                                       quietFloored: { noisy ? nil : quietFloored(raw(range)) })
         return (utterance, noisy, samples)
     }
 

@@ -29,7 +29,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Decode noisy utterances over a floor of low-passed noise this many dB below their loudest part, masking what the suppressor leaves of hum and background talk (default 40); 0 turns it off.", valueName: "DB"))
     var maskingNoise: Double?
 
-    @Option(help: ArgumentHelp("Decode clean utterances over a floor of low-passed noise this many dB below their loudest part, with silence adapted to it, as noisy ones are (default 40; not over a burst of clatter); 0 turns it off. When is --quiet-floor-for.", valueName: "DB"))
+    @Option(help: ArgumentHelp("Decode clean utterances over a floor of low-passed noise this many dB below their loudest part, with silence adapted to it, as noisy ones are (default 40; not over a burst of clatter); 0 turns it off. Which utterances: --quiet-floor-for.", valueName: "DB"))
     var quietFloor: Double?
 
     @Option(help: ArgumentHelp("Which clean utterances are decoded over the quiet floor: doubtful (default), a second opinion when the plain decode heard a command and rejected it or took one below --quiet-floor-doubt, the floor's command kept when surer; or all, every clean utterance over the floor only (about a quarter more CPU in quiet).", valueName: "doubtful|all"))
