@@ -33,9 +33,55 @@ public enum BoundedYAML {
         return node
     }
 
-    /// The document as Swift values (`[String: Any]`, `[Any]`, `String`, `Int`, ...).
+    /// The document as Swift values (`[String: Any]`, `[Any]`, `String`, `Int`, ...); throws as
+    /// `compose` does, and `NumberTooLarge`.
     public static func load(_ text: String) throws -> Any? {
-        try compose(text).map { Constructor.default.any(from: $0) }
+        guard let node = try compose(text) else { return nil }
+        try checkNumbers(in: node)
+        return Constructor.default.any(from: node)
+    }
+
+    /// A YAML 1.1 base-60 integer ("1:30:00") too large for `Int`. Yams multiplies its digits out
+    /// unchecked and traps: "844444444444444444:44", found by the fuzzer in an app manifest,
+    /// crashed `heed test` and `heed auth` on a suite manifest or an admin policy as well.
+    public struct NumberTooLarge: Error, CustomStringConvertible {
+        public var text: String
+        public var line: Int?
+        public var description: String {
+            "'\(text)' is a base-60 number too large to hold" + (line.map { " (line \($0))" } ?? "") + "; quote it if it is text"
+        }
+    }
+
+    /// Throws `NumberTooLarge` for the first such integer in `node`, key or value.
+    private static func checkNumbers(in node: Node) throws {
+        switch node {
+        case .scalar(let scalar):
+            if node.tag.rawValue == Tag.Name.int.rawValue, isOversizedBase60(scalar.string) { throw NumberTooLarge(text: scalar.string, line: node.mark.map { $0.line }) }
+        case .sequence(let sequence):
+            for item in sequence { try checkNumbers(in: item) }
+        case .mapping(let mapping):
+            for (key, value) in mapping {
+                try checkNumbers(in: key)
+                try checkNumbers(in: value)
+            }
+        case .alias:
+            return
+        }
+    }
+
+    /// Whether `text` is a base-60 integer ("-1:30:00") whose value does not fit in `Int`.
+    static func isOversizedBase60(_ text: String) -> Bool {
+        guard text.contains(":") else { return false }
+        let unsigned = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : text[...]
+        var value = 0
+        for part in unsigned.split(separator: ":", omittingEmptySubsequences: false) {
+            guard let digit = Int(part, radix: 10) else { return false }  // not an integer: Yams reads it as text
+            let (shifted, overflowShift) = value.multipliedReportingOverflow(by: 60)
+            let (sum, overflowAdd) = shifted.addingReportingOverflow(digit)
+            if overflowShift || overflowAdd { return true }
+            value = sum
+        }
+        return false
     }
 
     /// How many nodes the document has with every alias expanded, counted from libyaml's event

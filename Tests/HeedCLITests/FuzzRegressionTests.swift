@@ -36,4 +36,21 @@ import Testing
         let policy = try CLI.run(["recognize", "Audio/demo/stop.wav"], environment: ["HEED_POLICY": bomb.path])
         #expect(policy.status == 78 && policy.stderr.contains("expands to more than"))
     }
+
+    /// "844444444444444444:44" is an integer in YAML 1.1's base 60, too large for Int: Yams
+    /// multiplies it out unchecked and trapped (the fuzzer found it in an app manifest). Every
+    /// reader that builds values from YAML now names it, with its line, and refuses the file.
+    @Test func aBase60NumberTooLargeIsAnError() throws {
+        let number = Self.root.appendingPathComponent("manifest/base60-overflow.yml")
+        let message = "'844444444444444444:44' is a base-60 number too large to hold (line 2); quote it if it is text"
+        let suite = try Fixtures.temporaryDirectory()
+        try "files:\n  a.wav: 844444444444444444:44\n".write(to: suite.appendingPathComponent("suite.yml"), atomically: true, encoding: .utf8)
+        let test = try CLI.run(["test", suite.path])
+        #expect(test.status == 65 && test.stderr.contains(message), "\(test.stderr)")
+        let app = try CLI.run(["recognize", "--app", number.path, "Audio/demo/stop.wav"])
+        #expect(app.status == 78 && app.stderr.contains("is a base-60 number too large to hold (line 1)"), "\(app.stderr)")
+        let policy = try CLI.run(["recognize", "Audio/demo/stop.wav"], environment: ["HEED_POLICY": number.path])
+        #expect(policy.status == 78 && policy.stderr.contains("is a base-60 number too large to hold (line 1)"), "\(policy.stderr)")
+        #expect(policy.stdout.isEmpty)
+    }
 }
