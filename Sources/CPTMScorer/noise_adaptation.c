@@ -44,6 +44,7 @@ typedef struct {
     int filters, cepstra;
     double cosine[MAX_CEPSTRA][MAX_FILTERS];
     double lifter[MAX_CEPSTRA];
+    double liftered_cosine[MAX_CEPSTRA][MAX_FILTERS];  // cosine[i][j] * lifter[i]
 } cepstral_transform_t;
 
 static int transform_init(cepstral_transform_t *t, cmd_ln_t *config) {
@@ -57,6 +58,8 @@ static int transform_init(cepstral_transform_t *t, cmd_ln_t *config) {
         for (int j = 0; j < t->filters; ++j)
             t->cosine[i][j] = scale * cos(M_PI / t->filters * i * (j + 0.5));
         t->lifter[i] = lifter > 0 ? 1 + lifter / 2 * sin(i * M_PI / lifter) : 1;
+        for (int j = 0; j < t->filters; ++j)
+            t->liftered_cosine[i][j] = t->cosine[i][j] * t->lifter[i];
     }
     return 1;
 }
@@ -64,12 +67,16 @@ static int transform_init(cepstral_transform_t *t, cmd_ln_t *config) {
 // The smooth log mel spectrum a (liftered) cepstrum stands for: the DCT's rows are orthonormal,
 // so its transpose inverts it as far as the kept cepstra go.
 static void cepstrum_to_log_mel(cepstral_transform_t const *t, double const *cepstrum, double *log_mel) {
-    for (int j = 0; j < t->filters; ++j) {
-        double sum = 0;
-        for (int i = 0; i < t->cepstra; ++i)
-            sum += cepstrum[i] / t->lifter[i] * t->cosine[i][j];
-        log_mel[j] = sum;
-    }
+    // Each adaptation runs this for every Gaussian: the lifter is undone once per cepstrum, and
+    // the filters are summed side by side (each in the same order as one at a time).
+    double unliftered[MAX_CEPSTRA];
+    for (int i = 0; i < t->cepstra; ++i)
+        unliftered[i] = cepstrum[i] / t->lifter[i];
+    for (int j = 0; j < t->filters; ++j)
+        log_mel[j] = 0;
+    for (int i = 0; i < t->cepstra; ++i)
+        for (int j = 0; j < t->filters; ++j)
+            log_mel[j] += unliftered[i] * t->cosine[i][j];
 }
 
 static void log_mel_to_cepstrum(cepstral_transform_t const *t, double const *log_mel, double *cepstrum) {
@@ -236,7 +243,7 @@ static void added_variances(cepstral_transform_t const *t, double const *noise_s
         double sum = 0;
         if (factor > 0) {
             for (int j = 0; j < t->filters; ++j) {
-                double weight = t->cosine[dim][j] * t->lifter[dim] * noise_share[j];
+                double weight = t->liftered_cosine[dim][j] * noise_share[j];
                 sum += weight * weight;
             }
             sum *= factor;
