@@ -105,6 +105,16 @@ public struct RecognizerOptions: Sendable {
     /// The passes that look for a command said over background talk still decode whole phrases:
     /// there the way out let babble take the command's own last words.
     public var noisyGarbageInsidePhrase: Double? = nil
+    /// Noise can hide a command from the garbage paths outright: blurred, it fits a loop of common
+    /// words and phones better than any command. When no decode of a noisy utterance took a
+    /// command path at all, it is decoded once more against the command paths alone (a forced
+    /// choice, with no way out), and that command is taken when its fit falls no more than this
+    /// many log units per frame short of the free phone loop's on the same audio (nil: never),
+    /// and at least `forcedChoiceMinConfidence` of its N-best list agree. Speech that is not a
+    /// command fits the commands far worse than the loop; a blurred command, nearly as well.
+    public var forcedChoiceMarginPerFrame: Double? = 12
+    /// See `forcedChoiceMarginPerFrame`.
+    public var forcedChoiceMinConfidence = 0.9
     /// The most HMMs a search keeps active in a frame while it decodes a clean utterance
     /// (PocketSphinx's -maxhmmpf; nil: the decoder's own setting). The garbage loops enter some
     /// 200 words wherever a word ends: about 520 HMMs a frame on clean commands, against plain
@@ -232,10 +242,13 @@ public final class CommandRecognizer {
     static let noisyPartialCommandSearch = "commands-in-noise-partial"
     /// A free loop of phones, the yardstick of utterance verification.
     static let phoneLoopSearch = "phone-loop"
+    /// The command paths alone, for a noisy utterance's forced choice (`forcedChoiceMarginPerFrame`).
+    static let forcedChoiceSearch = "commands-forced"
     private var hasNoisySearch = false
     /// The word graph of `commandSearch` (nil for a JSGF vocabulary), for `exportCommandSearch`.
     private var commandSearchGrammar: Grammar?
     private var hasNoisyPartialSearch = false
+    private var hasForcedChoiceSearch = false
     private var selectedSearch = commandSearch
     /// What the next utterance is decoded against (a dialogue's question narrows it), and the
     /// phrases that answer it; `answerSearch` is nil while listening for commands.
@@ -317,15 +330,20 @@ public final class CommandRecognizer {
             let clean = Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty)
             try decoder.add(clean, named: Self.commandSearch)
             commandSearchGrammar = clean
-            if options.verificationMarginPerFrame != nil || options.noisyVerificationMarginPerFrame != nil {
+            let verifies = options.verificationMarginPerFrame != nil || options.noisyVerificationMarginPerFrame != nil
+            if verifies || options.forcedChoiceMarginPerFrame != nil {
                 var loop = Grammar()
                 loop.addGarbageLoop(units: garbage.phones, penalty: 1)
                 try decoder.add(loop, named: Self.phoneLoopSearch)
             }
+            var noisyGraph = withoutVariants
+            addAccentVariants(to: &noisyGraph, confusableOneWordForms: options.confusableOneWordVariantsInNoise)
+            if options.forcedChoiceMarginPerFrame != nil {
+                try decoder.add(noisyGraph, named: Self.forcedChoiceSearch)
+                hasForcedChoiceSearch = true
+            }
             if let penalty = options.noisyGarbageWordPenalty {
                 let phonePenalty = options.garbagePhonePenalty * penalty / options.garbageWordPenalty
-                var noisyGraph = withoutVariants
-                addAccentVariants(to: &noisyGraph, confusableOneWordForms: options.confusableOneWordVariantsInNoise)
                 try decoder.add(Self.withGarbage(noisyGraph, garbage, wordPenalty: penalty, phonePenalty: phonePenalty),
                                 named: Self.noisyCommandSearch)
                 hasNoisySearch = true
@@ -611,11 +629,36 @@ public final class CommandRecognizer {
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false, steadyNoise: Bool = false,
                          quietFloored: () -> ArraySlice<Int16>? = { nil }) throws(HeedError) -> Utterance? {
         let plain = try decodeOnce(samples, startSample: startSample, noisy: noisy, steadyNoise: steadyNoise)
+        if noisy, !plain.heardCommand {
+            return try forcedChoice(samples, startSample: startSample, steadyNoise: steadyNoise) ?? plain.utterance
+        }
         guard !noisy, plain.heardCommand, let doubt = options.quietFloorDoubtBelowConfidence, let heard = plain.utterance,
               !heard.understood || heard.confidence < doubt, let floored = quietFloored() else { return plain.utterance }
         guard let second = try decodeOnce(floored, startSample: startSample, steadyNoise: true).utterance, second.understood,
               !heard.understood || second.confidence > heard.confidence else { return heard }
         return second
+    }
+
+    /// The command a noisy utterance holds when the command paths alone are decoded, if it fits
+    /// nearly as well as the free phone loop (`forcedChoiceMarginPerFrame`), its N-best list
+    /// agrees (`forcedChoiceMinConfidence`) and it was voiced; nil otherwise.
+    private func forcedChoice(_ samples: ArraySlice<Int16>, startSample: Int, steadyNoise: Bool) throws(HeedError) -> Utterance? {
+        guard hasForcedChoiceSearch, answerSearch == nil, case .commands = vocabulary,
+              let margin = options.forcedChoiceMarginPerFrame else { return nil }
+        // The model may still be adapted to these samples from the decode before: `decode` adapts it again only if not.
+        adaptsToNoise = steadyNoise && options.noiseAdaptation != nil
+        defer { adaptsToNoise = false }
+        try use(search: Self.forcedChoiceSearch, noisy: true)
+        let hypothesis = try decode(samples, alternatives: { _ in true })
+        try selectSearch(noisy: true)
+        guard let utterance = interpret(hypothesis, startSample: startSample, sampleCount: samples.count), utterance.understood,
+              utterance.confidence >= options.forcedChoiceMinConfidence else { return nil }
+        try use(search: Self.phoneLoopSearch, noisy: true)
+        let loop = try decode(samples, alternatives: { _ in false })
+        try selectSearch(noisy: true)
+        let shortfall = Self.shortfall(of: hypothesis, against: loop, frames: 0...max(0, hypothesis.frameCount - 1))
+        guard shortfall <= margin, let voiced = voiced(utterance, samples, startSample: startSample), voiced.understood else { return nil }
+        return voiced
     }
 
     /// One decode of `decodeUtterance`, and whether a command was heard in it before any check

@@ -74,6 +74,12 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("In noise, decode an utterance that was not understood again together with the next one when the next one's speech begins within this many seconds of the first one's end and is not understood alone; a command found across the pause is taken (a slow phrase's quiet middle can sound like the end of speech). Default 0.5; 0 turns it off.", valueName: "SECONDS"))
     var rejoinGap: Double?
 
+    @Option(help: ArgumentHelp("In noise, when no path took a command, decode the command paths alone and take their command when it fits within this many log units per frame of a free phone loop (default 12); 0 turns it off.", valueName: "LOG-UNITS"))
+    var forcedChoiceMargin: Double?
+
+    @Option(help: ArgumentHelp("The share of its N-best list that must agree with that forced choice (default 0.9).", valueName: "0..1"))
+    var forcedChoiceConfidence: Double?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -86,7 +92,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for utterances heard through noise (default: no cap); 0 means no cap.", valueName: "N"))
     var noisyMaxActiveHmms: Int?
 
-    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground or of two pieces together, one garbage penalty for all (for comparison).")
+    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground, of two pieces together or of the commands alone, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
     @Flag(help: ArgumentHelp("Score frames with PocketSphinx's own Gaussian evaluation instead of Heed's interleaved one (the same scores, slower; for comparison). It reports no score offsets, so verification then compares fits on two scales, as before Heed's scorer kept them.", visibility: .hidden))
@@ -124,6 +130,8 @@ struct TuningOptions: ParsableArguments {
         if let minVoiced, !(0...1).contains(minVoiced) { throw ValidationError("--min-voiced must be between 0 (off) and 1 second") }
         if let maxVoicedSilence, !(0...5).contains(maxVoicedSilence) { throw ValidationError("--max-voiced-silence must be between 0 (off) and 5 seconds") }
         if let rejoinGap, !(0...5).contains(rejoinGap) { throw ValidationError("--rejoin-gap must be between 0 (off) and 5 seconds") }
+        if let forcedChoiceMargin, !(0...100).contains(forcedChoiceMargin) { throw ValidationError("--forced-choice-margin must be between 0 (off) and 100") }
+        if let forcedChoiceConfidence, !(0...1).contains(forcedChoiceConfidence) { throw ValidationError("--forced-choice-confidence must be between 0 and 1") }
         for (name, value) in [("--max-active-hmms", maxActiveHmms), ("--noisy-max-active-hmms", noisyMaxActiveHmms)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 (no cap) or more") }
         }
@@ -149,6 +157,7 @@ struct TuningOptions: ParsableArguments {
             options.quietFloorBelowPeakDB = nil
             options.noiseAdaptation = nil
             options.rejoinGap = nil
+            options.forcedChoiceMarginPerFrame = nil
         }
         if let foregroundWordMargin { options.foregroundWordMarginDB = foregroundWordMargin > 0 ? foregroundWordMargin : nil }
         if let verifyMargin {
@@ -177,6 +186,8 @@ struct TuningOptions: ParsableArguments {
         if let minVoiced { options.minVoicedSeconds = minVoiced > 0 ? minVoiced : nil }
         if let maxVoicedSilence { options.maxVoicedSilenceSeconds = maxVoicedSilence > 0 ? maxVoicedSilence : nil }
         if let rejoinGap { options.rejoinGap = rejoinGap > 0 ? rejoinGap : nil }
+        if let forcedChoiceMargin { options.forcedChoiceMarginPerFrame = forcedChoiceMargin > 0 ? forcedChoiceMargin : nil }
+        if let forcedChoiceConfidence { options.forcedChoiceMinConfidence = forcedChoiceConfidence }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }
         if let noisyMaxActiveHmms { options.noisyMaxActiveHMMs = noisyMaxActiveHmms > 0 ? noisyMaxActiveHmms : nil }
         if stockGaussians { options.decoder.interleavedGaussians = false }
