@@ -45,6 +45,8 @@ import Testing
         (["--noisy-garbage-inside", "2"], "--noisy-garbage-inside must be between 0 (off) and 1"),
         (["--max-active-hmms=-1"], "--max-active-hmms must be 0 (no cap) or more"),
         (["--noisy-max-active-hmms=-5"], "--noisy-max-active-hmms must be 0 (no cap) or more"),
+        (["--forced-choice-margin", "101"], "--forced-choice-margin must be between 0 (off) and 100"),
+        (["--forced-choice-confidence", "1.2"], "--forced-choice-confidence must be between 0 and 1"),
     ])
     func badTuningOptionIsAUsageError(options: [String], message: String) throws {
         let result = try CLI.run(["recognize"] + options + ["Audio/demo/stop.wav"])
