@@ -119,8 +119,8 @@ static int eval_topn(ptm_mgau_t *s, int cb, int feat, mfcc_t const *z) {
     return topn[0].score;
 }
 
-// Asked three times per group of Gaussians: one instruction for the four lanes, not a branch per
-// lane (a tenth of all decoding time on x86_64 when it was a loop).
+// Asked up to three times per group of Gaussians: one instruction for the four lanes, not a
+// branch per lane (a tenth of all decoding time on x86_64 when it was a loop).
 static inline int all_below(lanes_t d, mfcc_t threshold) {
     lane_mask_t below = d < threshold;
 #if defined(__SSE2__)
