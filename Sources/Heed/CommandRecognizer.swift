@@ -656,9 +656,7 @@ public final class CommandRecognizer {
         try selectSearch(noisy: true)
         guard let utterance = interpret(hypothesis, startSample: startSample, sampleCount: samples.count), utterance.understood,
               utterance.confidence >= options.forcedChoiceMinConfidence else { return nil }
-        try use(search: Self.phoneLoopSearch, noisy: true)
-        let loop = try decode(samples, alternatives: { _ in false })
-        try selectSearch(noisy: true)
+        let loop = try phoneLoop(samples, noisy: true)
         let shortfall = Self.shortfall(of: hypothesis, against: loop, frames: 0...max(0, hypothesis.frameCount - 1))
         guard shortfall <= margin, let voiced = voiced(utterance, samples, startSample: startSample), voiced.understood else { return nil }
         return voiced
@@ -930,16 +928,23 @@ public final class CommandRecognizer {
               let margin = noisy ? options.noisyVerificationMarginPerFrame : options.verificationMarginPerFrame,
               words.count >= options.verificationMinWords
         else { return utterance }
-        try use(search: Self.phoneLoopSearch, noisy: noisy)
-        let loop = try decode(samples, alternatives: { _ in false })
+        let loop = try phoneLoop(samples, noisy: noisy)
         // The loop was scored by the same model as the command: adapted to these samples or not.
         let adaptedMargin = decoder.isAdaptedToNoise ? options.adaptedVerificationMarginPerFrame : nil
-        try selectSearch(noisy: noisy)
         let shortfall = Self.shortfall(of: hypothesis, against: loop, frames: frames)
         if shortfall > (adaptedMargin ?? margin) { return utterance.rejected }
         guard !noisy, overQuietFloor, let wordMargin = options.wordVerificationMarginPerFrame else { return utterance }
         let worstWord = words.map { Self.shortfall(of: hypothesis, against: loop, frames: $0.startFrame...$0.endFrame) }.max() ?? 0
         return worstWord > wordMargin ? utterance.rejected : utterance
+    }
+
+    /// `samples` decoded by the free phone loop, the yardstick of verification and of the forced
+    /// choice; the command search is selected again after.
+    private func phoneLoop(_ samples: ArraySlice<Int16>, noisy: Bool) throws(HeedError) -> Hypothesis {
+        try use(search: Self.phoneLoopSearch, noisy: noisy)
+        let loop = try decode(samples, alternatives: { _ in false })
+        try selectSearch(noisy: noisy)
+        return loop
     }
 
     /// How far `hypothesis` fits `frames` worse than the free phone loop did, per frame.
