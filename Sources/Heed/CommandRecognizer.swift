@@ -79,7 +79,8 @@ public struct RecognizerOptions: Sendable {
     public var quietFloorDoubtBelowConfidence: Double? = 0.6
     /// A clean utterance is not put over the quiet floor when it holds a run of this many seconds
     /// of loud sound that is not voiced (see `Voicing.longestLoudUnvoicedRun`): a burst of clatter
-    /// in an otherwise silent room, for which the floor was measured to cost commands.
+    /// in an otherwise silent room, for which the floor was measured to cost commands. The same
+    /// burst lets a clean utterance take the forced choice (`forcedChoiceMarginPerFrame`).
     public var quietFloorMaxUnvoicedSeconds = 0.12
     /// A noisy utterance that was not understood is decoded again together with the next one
     /// when the next one's speech begins within this many seconds of the first one's end (which
@@ -114,7 +115,10 @@ public struct RecognizerOptions: Sendable {
     /// command fits the commands far worse than the loop (15-55 short); a blurred command, nearly
     /// as well (1-12). All five suites in pink noise at 9 / 6 dB: 354 -> 370 and 313 -> 328 of 426
     /// commands, false acceptances unchanged; one more (of 122) in brown at 6 dB. About a fifth
-    /// more CPU on noisy audio; clean speech never takes this path (BENCHMARKS.md, "A forced choice").
+    /// more CPU on noisy audio (BENCHMARKS.md, "A forced choice"). A burst of clatter
+    /// (`quietFloorMaxUnvoicedSeconds`) can do the same to clean speech, so such an utterance takes
+    /// this path too: clatter at 12 / 6 dB 395 / 390 -> 396 / 393, nothing else changed. Clean speech
+    /// without a burst never does: there it would take near misses ("A forced choice over a burst").
     public var forcedChoiceMarginPerFrame: Double? = 12
     /// See `forcedChoiceMarginPerFrame`.
     public var forcedChoiceMinConfidence = 0.9
@@ -632,8 +636,8 @@ public final class CommandRecognizer {
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false, steadyNoise: Bool = false,
                          quietFloored: () -> ArraySlice<Int16>? = { nil }) throws(HeedError) -> Utterance? {
         let plain = try decodeOnce(samples, startSample: startSample, noisy: noisy, steadyNoise: steadyNoise)
-        if noisy, !plain.heardCommand {
-            return try forcedChoice(samples, startSample: startSample, steadyNoise: steadyNoise) ?? plain.utterance
+        if !plain.heardCommand, noisy || holdsBurst(samples) {
+            return try forcedChoice(samples, startSample: startSample, steadyNoise: noisy && steadyNoise) ?? plain.utterance
         }
         guard !noisy, plain.heardCommand, let doubt = options.quietFloorDoubtBelowConfidence, let heard = plain.utterance,
               !heard.understood || heard.confidence < doubt, let floored = quietFloored() else { return plain.utterance }
@@ -642,9 +646,10 @@ public final class CommandRecognizer {
         return second
     }
 
-    /// The command a noisy utterance holds when the command paths alone are decoded, if it fits
-    /// nearly as well as the free phone loop (`forcedChoiceMarginPerFrame`), its N-best list
-    /// agrees (`forcedChoiceMinConfidence`) and it was voiced; nil otherwise.
+    /// The command a noisy utterance (or a clean one with a burst, `holdsBurst`) holds when the
+    /// command paths alone are decoded, if it fits nearly as well as the free phone loop
+    /// (`forcedChoiceMarginPerFrame`), its N-best list agrees (`forcedChoiceMinConfidence`) and it
+    /// was voiced; nil otherwise.
     private func forcedChoice(_ samples: ArraySlice<Int16>, startSample: Int, steadyNoise: Bool) throws(HeedError) -> Utterance? {
         guard hasForcedChoiceSearch, answerSearch == nil, case .commands = vocabulary,
               let margin = options.forcedChoiceMarginPerFrame else { return nil }
@@ -672,6 +677,12 @@ public final class CommandRecognizer {
         defer { adaptsToNoise = false; overQuietFloor = false }
         let decoded = try decodeWithRetries(samples, startSample: startSample, noisy: noisy)
         return (voiced(decoded.utterance, samples, startSample: startSample), decoded.heardCommand)
+    }
+
+    /// Whether `samples` hold a burst of loud unvoiced sound (`quietFloorMaxUnvoicedSeconds`),
+    /// within 10 dB of their loudest voiced frame: clatter, not speech.
+    func holdsBurst(_ samples: ArraySlice<Int16>) -> Bool {
+        Voicing.longestLoudUnvoicedRun(in: samples, sampleRate: sampleRate, withinDB: 10) >= options.quietFloorMaxUnvoicedSeconds - 0.001
     }
 
     /// Whether the noise in `raw` (an utterance as it was heard, before the suppressor) is steady

@@ -282,15 +282,8 @@ public struct UtteranceStream {
     /// Clean `raw` over the quiet floor (`quietFloorBelowPeakDB`), or nil: no floor, or a burst of
     /// clatter in it, for which the floor was measured to cost commands.
     private func quietFloored(_ raw: ArraySlice<Int16>) -> ArraySlice<Int16>? {
-        guard let below = recognizer.options.quietFloorBelowPeakDB, !hasBurst(raw) else { return nil }
+        guard let below = recognizer.options.quietFloorBelowPeakDB, !recognizer.holdsBurst(raw) else { return nil }
         return floored(raw, below: below)
-    }
-
-    /// Whether `raw` holds a burst of loud unvoiced sound (`quietFloorMaxUnvoicedSeconds`),
-    /// within 10 dB of its loudest voiced frame.
-    private func hasBurst(_ raw: ArraySlice<Int16>) -> Bool {
-        Voicing.longestLoudUnvoicedRun(in: raw, sampleRate: recognizer.sampleRate, withinDB: 10)
-            >= recognizer.options.quietFloorMaxUnvoicedSeconds - 0.001
     }
 
     /// `samples` over low-passed noise `below` dB under their loudest 10 ms frame (`MaskingNoise`).

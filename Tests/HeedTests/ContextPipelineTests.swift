@@ -152,6 +152,26 @@ import Yams
         #expect(try recognizer("workshop").recognize(samples: mixed).filter(\.understood).map(\.transcript) == ["what is the voltage"])
     }
 
+    /// A burst of clatter over a clean "open the curtains in the living room" hides it from every
+    /// path; decoded against the command paths alone it is the forced choice. The same recording
+    /// without the burst is heard without it (BENCHMARKS.md, "A forced choice over a burst").
+    @Test func aCommandABurstHidIsAForcedChoice() throws {
+        let file = Fixtures.audio.appendingPathComponent("home/openBlinds-12-en-us_f2-175.wav")
+        let mixed = try SuiteMix.mixed(file, as: "home/openBlinds-12-en-us_f2-175.wav", with: "clatter", snr: 12)
+        let recognizer = { (margin: Double?) in
+            var options = RecognizerOptions()
+            options.forcedChoiceMarginPerFrame = margin
+            let home = try Context(contentsOf: Fixtures.root.appendingPathComponent("Models/contexts/home.yml"))
+            return try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [home]), options: options,
+                                         authorization: TestAuthorization.speechRecognition())
+        }
+        let forced = try recognizer(RecognizerOptions().forcedChoiceMarginPerFrame)
+        #expect(forced.holdsBurst(mixed[...]))
+        #expect(try recognizer(nil).recognize(samples: mixed).filter(\.understood).isEmpty)
+        #expect(try forced.recognize(samples: mixed).filter(\.understood).map(\.transcript) == ["open the curtains in the living room"])
+        #expect(try recognizer(nil).recognize(file: file).filter(\.understood).map(\.transcript) == ["open the curtains in the living room"])
+    }
+
     /// In pink noise at 6 dB the slow "how much time is left on the timer" is heard as two
     /// utterances, "how much" and the rest, neither a command; decoded together they are one.
     @Test func aNoisyPhraseCutInTwoIsRejoined() throws {
