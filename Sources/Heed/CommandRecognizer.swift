@@ -636,7 +636,8 @@ public final class CommandRecognizer {
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false, steadyNoise: Bool = false,
                          quietFloored: () -> ArraySlice<Int16>? = { nil }) throws(HeedError) -> Utterance? {
         let plain = try decodeOnce(samples, startSample: startSample, noisy: noisy, steadyNoise: steadyNoise)
-        if !plain.heardCommand, noisy || holdsBurst(samples) {
+        // The burst test only where a forced choice could follow: it looks for voicing.
+        if !plain.heardCommand, noisy || (hasForcedChoiceSearch && answerSearch == nil && holdsBurst(samples)) {
             return try forcedChoice(samples, startSample: startSample, steadyNoise: noisy && steadyNoise) ?? plain.utterance
         }
         guard !noisy, plain.heardCommand, let doubt = options.quietFloorDoubtBelowConfidence, let heard = plain.utterance,
