@@ -8,6 +8,13 @@ import Yams
 @Suite(.serialized) struct ContextPipelineTests {
     static let coffee = Fixtures.root.appendingPathComponent("Models/contexts/coffee.yml")
 
+    /// A recognizer for `Models/contexts/NAME.yml` alone (no built-ins), with `options`.
+    static func recognizer(context name: String, options: RecognizerOptions = .init()) throws -> CommandRecognizer {
+        let context = try Context(contentsOf: Fixtures.root.appendingPathComponent("Models/contexts/\(name).yml"))
+        return try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [context]), options: options,
+                                     authorization: TestAuthorization.speechRecognition())
+    }
+
     /// Audio/coffee: 10 orders and requests in 3 voices (intent and every slot must be right) and
     /// 6 negatives. Measured: 27/30 accepted, 0/6 false accepts (2/6 before utterance verification).
     @Test func coffeeSuiteMeetsItsFloor() throws {
@@ -141,10 +148,7 @@ import Yams
     @Test func overTheFloorOnlyABurstIsCutAway() throws {
         var options = RecognizerOptions()
         options.quietFloorDoubtBelowConfidence = nil  // every clean utterance over the floor
-        let recognizer = { (name: String) in
-            try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [Context(contentsOf: Fixtures.root.appendingPathComponent("Models/contexts/\(name).yml"))]),
-                                  options: options, authorization: TestAuthorization.speechRecognition())
-        }
+        let recognizer = { (name: String) in try Self.recognizer(context: name, options: options) }
         let nearMiss = Fixtures.audio.appendingPathComponent("home/none-12-en-us_f2.wav")
         #expect(try recognizer("home").recognize(file: nearMiss).allSatisfy { !$0.understood })
         let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent("workshop/readGauge-20-en-130.wav"),
@@ -161,9 +165,7 @@ import Yams
         let recognizer = { (margin: Double?) in
             var options = RecognizerOptions()
             options.forcedChoiceMarginPerFrame = margin
-            let home = try Context(contentsOf: Fixtures.root.appendingPathComponent("Models/contexts/home.yml"))
-            return try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [home]), options: options,
-                                         authorization: TestAuthorization.speechRecognition())
+            return try Self.recognizer(context: "home", options: options)
         }
         let forced = try recognizer(RecognizerOptions().forcedChoiceMarginPerFrame)
         #expect(forced.holdsBurst(mixed[...]))
@@ -180,9 +182,7 @@ import Yams
         let recognizer = { (gap: Double?) in
             var options = RecognizerOptions()
             options.rejoinGap = gap
-            let workshop = try Context(contentsOf: Fixtures.root.appendingPathComponent("Models/contexts/workshop.yml"))
-            return try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [workshop]), options: options,
-                                         authorization: TestAuthorization.speechRecognition())
+            return try Self.recognizer(context: "workshop", options: options)
         }
         let heard = { (gap: Double?) in try recognizer(gap).recognize(samples: mixed) }
         let apart = try heard(nil)
