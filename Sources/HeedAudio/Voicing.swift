@@ -35,7 +35,15 @@ public enum Voicing {
     /// unvoiced sounds (s, sh, t) are short or well under its vowels. 0 when nothing is voiced.
     public static func longestLoudUnvoicedRun<Samples: RandomAccessCollection<Int16>>(in samples: Samples, sampleRate: Int,
                                                                                        withinDB: Double) -> Double {
-        guard let frames = Frames(samples, sampleRate: sampleRate) else { return 0 }
+        Double(loudUnvoicedRuns(in: samples, sampleRate: sampleRate, withinDB: withinDB).map(\.count).max() ?? 0) / 100
+    }
+
+    /// The runs of 10 ms frames (frame i begins at sample i * sampleRate / 100) that are not voiced
+    /// yet are within `withinDB` of the loudest voiced frame (`longestLoudUnvoicedRun`), of at
+    /// least `minimumFrames` frames each, in order.
+    public static func loudUnvoicedRuns<Samples: RandomAccessCollection<Int16>>(in samples: Samples, sampleRate: Int,
+                                                                                 withinDB: Double, minimumFrames: Int = 1) -> [Range<Int>] {
+        guard let frames = Frames(samples, sampleRate: sampleRate) else { return [] }
         let floor = frames.loudest * pow(10, -levelRangeDB / 10)
         // Loudest first, each frame looked into once, down to `withinDB` under the loudest voiced
         // one: in speech the loudest frames are vowels, so few frames are looked into.
@@ -47,13 +55,18 @@ public enum Voicing {
             voiced[frame] = frames.isVoiced(frame)
             if threshold == nil, voiced[frame] { threshold = frames.energies[frame] * pow(10, -withinDB / 10) }
         }
-        guard let threshold else { return 0 }
-        var run = 0, longest = 0
-        for frame in frames.energies.indices {
-            run = frames.energies[frame] >= threshold && !voiced[frame] ? run + 1 : 0
-            longest = max(longest, run)
+        guard let threshold else { return [] }
+        var runs: [Range<Int>] = []
+        var start: Int?
+        for frame in 0...frames.energies.count {  // one past the end closes a run that reaches it
+            let loud = frame < frames.energies.count && frames.energies[frame] >= threshold && !voiced[frame]
+            if loud, start == nil { start = frame }
+            if !loud, let first = start {
+                if frame - first >= max(1, minimumFrames) { runs.append(first..<frame) }
+                start = nil
+            }
         }
-        return Double(longest) / 100
+        return runs
     }
 
     /// 10 ms frames of 30 ms windows (three periods of the lowest pitch fit in 30 ms at 100 Hz),

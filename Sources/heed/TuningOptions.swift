@@ -80,6 +80,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The share of its N-best list that must agree with that forced choice (default 0.9).", valueName: "0..1"))
     var forcedChoiceConfidence: Double?
 
+    @Option(help: ArgumentHelp("When a clean utterance holding a burst of clatter was not understood, decode it again with the burst's frames ignored, so the words around it decide (default on).", valueName: "on|off"))
+    var maskBursts: Switch?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -92,7 +95,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for utterances heard through noise (default: no cap); 0 means no cap.", valueName: "N"))
     var noisyMaxActiveHmms: Int?
 
-    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground, of two pieces together or of the commands alone, one garbage penalty for all (for comparison).")
+    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground, of two pieces together, of the commands alone or with a burst ignored, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
     @Flag(help: ArgumentHelp("Score frames with PocketSphinx's own Gaussian evaluation instead of Heed's interleaved one (the same scores, slower; for comparison). It reports no score offsets, so verification then compares fits on two scales, as before Heed's scorer kept them.", visibility: .hidden))
@@ -158,6 +161,7 @@ struct TuningOptions: ParsableArguments {
             options.noiseAdaptation = nil
             options.rejoinGap = nil
             options.forcedChoiceMarginPerFrame = nil
+            options.masksBursts = false
         }
         if let foregroundWordMargin { options.foregroundWordMarginDB = foregroundWordMargin > 0 ? foregroundWordMargin : nil }
         if let verifyMargin {
@@ -188,6 +192,7 @@ struct TuningOptions: ParsableArguments {
         if let rejoinGap { options.rejoinGap = rejoinGap > 0 ? rejoinGap : nil }
         if let forcedChoiceMargin { options.forcedChoiceMarginPerFrame = forcedChoiceMargin > 0 ? forcedChoiceMargin : nil }
         if let forcedChoiceConfidence { options.forcedChoiceMinConfidence = forcedChoiceConfidence }
+        if let maskBursts { options.masksBursts = maskBursts == .on }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }
         if let noisyMaxActiveHmms { options.noisyMaxActiveHMMs = noisyMaxActiveHmms > 0 ? noisyMaxActiveHmms : nil }
         if stockGaussians { options.decoder.interleavedGaussians = false }

@@ -72,6 +72,20 @@ import Testing
         #expect(Voicing.longestLoudUnvoicedRun(in: vowels + faint + vowels, sampleRate: 16_000, withinDB: 10) <= 0.01)
     }
 
+    /// The burst's frames, not the vowels': one run where the burst lies (frames 30-60, the vowel
+    /// before it 30 frames long), and none when the runs asked for are longer than the burst.
+    @Test func theBurstsRunIsWhereTheBurstIs() {
+        let burst = bandPassedNoise(center: 3_000, seconds: 0.3, seed: 5)
+        let vowels = vowel(pitch: 150, seconds: 0.3)
+        let runs = Voicing.loudUnvoicedRuns(in: vowels + burst + vowels, sampleRate: 16_000, withinDB: 10, minimumFrames: 12)
+        #expect(runs.count == 1)
+        if let run = runs.first {
+            #expect(abs(run.lowerBound - 30) <= 3 && abs(run.upperBound - 60) <= 3, "\(run)")
+        }
+        #expect(Voicing.loudUnvoicedRuns(in: vowels + burst + vowels, sampleRate: 16_000, withinDB: 10, minimumFrames: 40).isEmpty)
+        #expect(Voicing.loudUnvoicedRuns(in: vowels, sampleRate: 16_000, withinDB: 10).isEmpty)
+    }
+
     /// Real voices: the demo's synthesized commands and, when the corpus is there, people reading.
     @Test func recordedSpeechIsVoiced() throws {
         var recordings = Fixtures.wavs(in: Fixtures.demo)
