@@ -645,13 +645,15 @@ public final class CommandRecognizer {
     /// `isSteadyNoise`; the stream decides, `UtteranceStream.audio`); each decode then adapts it
     /// to the audio it decodes. `quietFloored`: the same clean samples over the quiet floor, for
     /// its second opinion on a doubtful decode (`quietFloorDoubtBelowConfidence`); asked for only then.
+    /// A clean utterance not understood that holds a burst is decoded again with the burst masked
+    /// (`masksBursts`); failing that, and when no path took a command, it takes the forced choice.
     func decodeUtterance(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool = false, steadyNoise: Bool = false,
                          quietFloored: () -> ArraySlice<Int16>? = { nil }) throws(HeedError) -> Utterance? {
         let plain = try decodeOnce(samples, startSample: startSample, noisy: noisy, steadyNoise: steadyNoise)
         // The burst test only where masking or a forced choice could follow: it looks for voicing.
         lazy var burst = answerSearch == nil && holdsBurst(samples)
-        if !noisy, options.masksBursts, decoder.usesInterleavedGaussians, plain.utterance?.understood != true, case .commands = vocabulary, burst,
-           let masked = try maskedDecode(samples, startSample: startSample, steadyNoise: steadyNoise) {
+        if !noisy, plain.utterance?.understood != true, options.masksBursts, decoder.usesInterleavedGaussians,
+           case .commands = vocabulary, burst, let masked = try maskedDecode(samples, startSample: startSample, steadyNoise: steadyNoise) {
             return masked
         }
         if !plain.heardCommand, noisy || (hasForcedChoiceSearch && burst) {
