@@ -176,8 +176,8 @@ import Yams
     }
 
     /// "switch the dust extractor on" in clatter at 12 dB: a burst pulls every path off the
-    /// command, and the forced choice takes another; with the burst's frames masked the words
-    /// around it are the command. Clean, it is the command either way.
+    /// command, and it is not understood; with the burst's frames masked the words around it are
+    /// the command. Clean, it is the command either way.
     @Test func aBurstOverACommandIsMasked() throws {
         let name = "workshop/machineOn-02-en_f4-130.wav"
         let file = Fixtures.audio.appendingPathComponent(name)
