@@ -670,7 +670,7 @@ public final class CommandRecognizer {
     /// (`masksBursts`), if sure enough; nil otherwise.
     private func maskedDecode(_ samples: ArraySlice<Int16>, startSample: Int, steadyNoise: Bool) throws(HeedError) -> Utterance? {
         masksBurstsNow = true
-        defer { masksBurstsNow = false }
+        defer { masksBurstsNow = false; maskedSpan = nil }
         guard let utterance = try decodeOnce(samples, startSample: startSample, steadyNoise: steadyNoise).utterance,
               utterance.understood, utterance.confidence >= options.maskedMinConfidence else { return nil }
         return utterance
@@ -1063,6 +1063,8 @@ public final class CommandRecognizer {
     private var masksBurstsNow = false
     /// The frames the last decode masked (`burstFrames`); empty when none.
     private var maskedFrames: [Bool] = []
+    /// The samples `maskedFrames` were found in: the phone loop decodes the same samples again.
+    private var maskedSpan: Range<Int>?
 
     private func decode(_ samples: ArraySlice<Int16>, alternatives: (Hypothesis) -> Bool) throws(HeedError) -> Hypothesis {
         try checkAuthorization()
@@ -1079,7 +1081,12 @@ public final class CommandRecognizer {
         } else {
             decoder.restoreAcousticModel()
         }
-        maskedFrames = masksBurstsNow ? burstFrames(samples) : []
+        if !masksBurstsNow {
+            maskedFrames = []
+        } else if maskedSpan != samples.indices {
+            maskedFrames = burstFrames(samples)
+            maskedSpan = samples.indices
+        }
         do {
             try decoder.startUtterance(maskedFrames: maskedFrames)
             try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in
