@@ -18,18 +18,15 @@ package final class Lexicon: Sendable {
     }
 
     let source: URL
-    /// Where the lines are read back from.
-    private let text: Text
+    /// Where the lines are read back from: an open file, read with pread (which keeps no shared
+    /// offset, so lookups may run on several threads at once), or else text given in memory
+    /// (tests, the fuzzer). Two plain optionals rather than an enum: an enum with two payloads
+    /// keeps its case in the reference's spare bits, and LeakSanitizer then cannot see that the
+    /// cached lexicon still holds its file, and reports the descriptor as leaked.
+    private let file: FileDescriptor?
+    private let bytes: [UInt8]?
     /// Open addressing over the hash of each line's base word: a line's start plus one (0: empty).
     private let slots: [Int32]
-
-    private enum Text {
-        /// Text given in memory (tests, the fuzzer).
-        case bytes([UInt8])
-        /// An open file, read with pread (which keeps no shared offset, so lookups may run on
-        /// several threads at once).
-        case file(FileDescriptor)
-    }
 
     /// Closes the file when the lexicon goes away.
     private final class FileDescriptor: Sendable {
@@ -45,20 +42,21 @@ package final class Lexicon: Sendable {
         guard let file, let data = try? FileHandle(fileDescriptor: file.raw, closeOnDealloc: false).readToEnd() ?? Data() else {
             throw RecognitionError(kind: .dictionary, function: "Lexicon", message: "cannot read the pronunciation dictionary \(url.path)")
         }
-        try self.init(indexing: [UInt8](data), text: .file(file), source: url)
+        try self.init(indexing: [UInt8](data), file: file, source: url)
     }
 
     /// A dictionary's text as bytes (`source` only names it in errors).
     package convenience init(bytes: [UInt8], source: URL) throws(RecognitionError) {
-        try self.init(indexing: bytes, text: .bytes(bytes), source: source)
+        try self.init(indexing: bytes, file: nil, source: source)
     }
 
-    private init(indexing bytes: [UInt8], text: Text, source: URL) throws(RecognitionError) {
+    private init(indexing bytes: [UInt8], file: FileDescriptor?, source: URL) throws(RecognitionError) {
         guard bytes.count < Int(Int32.max) else {
             throw RecognitionError(kind: .dictionary, function: "Lexicon", message: "\(source.path) is too large for a pronunciation dictionary")
         }
         self.source = source
-        self.text = text
+        self.file = file
+        self.bytes = file == nil ? bytes : nil
         var lineStarts: [Int32] = []
         Self.forEachLine(bytes) { lineStarts.append(Int32($0)) }
         // At most two thirds full, so a probe sequence stays short.
@@ -112,25 +110,24 @@ package final class Lexicon: Sendable {
 
     /// The line that starts at byte `start`, without its newline; empty when it cannot be read.
     private func line(at start: Int) -> [UInt8] {
-        switch text {
-        case .bytes(let bytes):
+        guard let file else {
+            guard let bytes else { return [] }
             var end = start
             while end < bytes.count, bytes[end] != 0x0A { end += 1 }
             return Array(bytes[start..<end])
-        case .file(let file):
-            // cmudict's lines are under 100 bytes; a longer one is read on in larger pieces.
-            var line: [UInt8] = []
-            var chunk = 128
-            while line.count < 1 << 16 {
-                var piece = [UInt8](repeating: 0, count: chunk)
-                let count = piece.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, chunk, off_t(start + line.count)) }
-                guard count > 0 else { return line }
-                if let newline = piece[..<count].firstIndex(of: 0x0A) { return line + piece[..<newline] }
-                line += piece[..<count]
-                chunk *= 2
-            }
-            return line
         }
+        // cmudict's lines are under 100 bytes; a longer one is read on in larger pieces.
+        var line: [UInt8] = []
+        var chunk = 128
+        while line.count < 1 << 16 {
+            var piece = [UInt8](repeating: 0, count: chunk)
+            let count = piece.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, chunk, off_t(start + line.count)) }
+            guard count > 0 else { return line }
+            if let newline = piece[..<count].firstIndex(of: 0x0A) { return line + piece[..<newline] }
+            line += piece[..<count]
+            chunk *= 2
+        }
+        return line
     }
 
     // MARK: Reading lines
