@@ -94,6 +94,7 @@ struct Listen: ParsableCommand {
         vocabularyOptions.apply(to: &options)
         options.partialInterval = partials > 0 ? partials : nil
         do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech) } catch { throw error.exit() }
+        if let input { Terminal.warnIfNarrowband(input, modelRate: recognizer.sampleRate) }
         // An --exec command that exits without reading its stdin must not kill the listener.
         signal(SIGPIPE, SIG_IGN)
         signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }

@@ -64,6 +64,7 @@ struct Recognize: ParsableCommand {
                 if input == "-" {
                     audioSamples += try decodeStandardInput(recognizer, writer: writer)
                 } else {
+                    Terminal.warnIfNarrowband(input, modelRate: recognizer.sampleRate)
                     audioSamples += try recognizer.recognizeEvents(file: URL(fileURLWithPath: input)) { writer.write($0, source: input) }
                 }
             } catch where error.kind == .permission {

@@ -118,6 +118,24 @@ import Testing
         #expect(result.stderr.contains("\(truncated.path): truncated: data chunk declares"))
     }
 
+    /// Audio below the model's 16 kHz is still decoded, with a warning that says what it lacks;
+    /// a 16 kHz file beside it gets none.
+    @Test func narrowbandAudioIsDecodedWithAWarning() throws {
+        var bytes = [UInt8](try Data(contentsOf: Fixtures.demo.appendingPathComponent("stop.wav")))
+        // The same samples declared as 8 kHz (the fmt chunk's rate and byte rate): valid, slower speech.
+        let fmt = try #require((12..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("fmt ".utf8) })
+        for (offset, value) in [(fmt + 12, UInt32(8000)), (fmt + 16, UInt32(16000))] {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + 4, with: $0) }
+        }
+        let narrow = try Fixtures.temporaryDirectory().appendingPathComponent("stop-8k.wav")
+        try Data(bytes).write(to: narrow)
+        let result = try CLI.run(["recognize", narrow.path, "Audio/demo/stop.wav"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "heed: warning: \(narrow.path): 8000 Hz audio has nothing above 4000 Hz; "
+                + "the model was trained on 16 kHz speech, so commands may be missed\n")
+        #expect(result.stdout.contains(#"{"file":"Audio/demo/stop.wav","start":"#))
+    }
+
     @Test func usageErrorsExit64() throws {
         #expect(try CLI.run(["recognize"]).status == 64)
         #expect(try CLI.run(["recognize", "--min-confidence", "2", "Audio/demo/stop.wav"]).status == 64)
