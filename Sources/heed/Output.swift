@@ -86,8 +86,8 @@ enum Terminal {
 
     /// Warns when a WAV file's rate is below the model's: the decoder gets the file resampled,
     /// but nothing above half the file's rate was ever recorded, and the acoustic model was
-    /// trained on 16 kHz speech (an 8 kHz copy of the demo loses its "stop"). Files that cannot be
-    /// read are left to the decode to report.
+    /// trained on 16 kHz speech (cut to 8 kHz, the demo loses 2 of its 9 commands). Files that
+    /// cannot be read are left to the decode to report.
     static func warnIfNarrowband(_ path: String, modelRate: Int) {
         guard let rate = try? WAVReader(contentsOf: URL(fileURLWithPath: path)).format.sampleRate, rate < modelRate else { return }
         error("warning: \(path): \(rate) Hz audio has nothing above \(rate / 2) Hz; the model was trained on \(modelRate / 1000) kHz speech, so commands may be missed")
