@@ -173,6 +173,16 @@ public struct RecognizerOptions: Sendable {
     /// the noisy one (nil: that one). Pink noise at 12 / 6 dB: 385 / 304 commands and 6 / 9 false
     /// acceptances at 16, 381 / 299 and 5 / 6 at 15, 386 / 311 and 8 / 10 at 17.
     public var adaptedVerificationMarginPerFrame: Double? = 16
+    /// A command decoded with the model adapted to the noise (`noiseAdaptation`) with less than
+    /// this confidence is doubtful: the utterance is decoded again with the model as trained, and
+    /// the command is not understood unless that decode takes the same intent (nil: never). The
+    /// adaptation is what lets blurred speech fit a command, and a near miss forced onto one
+    /// splits its N-best list. All five suites in pink noise at 12 / 9 / 6 dB: false acceptances
+    /// 6 / 13 / 11 -> 5 / 6 / 3 of 122, wrong commands 24 / 29 / 25 -> 21 / 19 / 18 of 426, for
+    /// 392 / 370 / 328 -> 390 / 366 / 320 right; 0.3 lost 4 more right for no fewer false, 0.2
+    /// let 2 more through (BENCHMARKS.md, "A doubtful command checked by the model as trained").
+    /// One more decode, of a doubtful command only.
+    public var adaptedDoubtBelowConfidence: Double? = 0.25
     /// On clean utterances decoded over the quiet floor (`quietFloorBelowPeakDB`), a verified
     /// command is also rejected when any one of its words falls short of the phone loop by more
     /// than this per frame over that word's own frames (nil: never). A near miss ("I love jazz"
@@ -658,6 +668,11 @@ public final class CommandRecognizer {
         }
         if !plain.heardCommand, noisy || (hasForcedChoiceSearch && burst) {
             return try forcedChoice(samples, startSample: startSample, steadyNoise: noisy && steadyNoise) ?? plain.utterance
+        }
+        if noisy, steadyNoise, options.noiseAdaptation != nil, let doubt = options.adaptedDoubtBelowConfidence,
+           let heard = plain.utterance, heard.understood, heard.confidence < doubt {
+            let asTrained = try decodeOnce(samples, startSample: startSample, noisy: true, steadyNoise: false).utterance
+            return asTrained?.understood == true && asTrained?.intent == heard.intent ? heard : heard.rejected
         }
         guard !noisy, plain.heardCommand, let doubt = options.quietFloorDoubtBelowConfidence, let heard = plain.utterance,
               !heard.understood || heard.confidence < doubt, let floored = quietFloored() else { return plain.utterance }

@@ -50,6 +50,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for noisy utterances decoded with the model adapted to their noise (default 16); 0 uses the noisy margin.", valueName: "LOG-UNITS"))
     var adaptedVerifyMargin: Double?
 
+    @Option(help: ArgumentHelp("In steady noise, check a command decoded with the model adapted to the noise and less than this confidence by decoding it again with the model as trained; not understood unless that decode agrees (default 0.25); 0 turns the check off.", valueName: "0..1"))
+    var adaptedDoubt: Double?
+
     @Option(help: ArgumentHelp("On clean utterances over the quiet floor, also reject a verified command when any one of its words falls short of the phone loop by more than this per frame (default 45); 0 turns it off.", valueName: "LOG-UNITS"))
     var wordVerifyMargin: Double?
 
@@ -126,6 +129,7 @@ struct TuningOptions: ParsableArguments {
         if let quietFloorDoubt, !(0...1).contains(quietFloorDoubt) { throw ValidationError("--quiet-floor-doubt must be between 0 and 1") }
         if quietFloorDoubt != nil, quietFloorFor == .all { throw ValidationError("--quiet-floor-doubt is for --quiet-floor-for doubtful; leave it out with all") }
         if let accentVariants, !(0...1).contains(accentVariants) { throw ValidationError("--accent-variants must be between 0 (off) and 1") }
+        if let adaptedDoubt, !(0...1).contains(adaptedDoubt) { throw ValidationError("--adapted-doubt must be between 0 (off) and 1") }
         if let adaptedVerifyMargin, !(0...100).contains(adaptedVerifyMargin) { throw ValidationError("--adapted-verify-margin must be between 0 and 100") }
         if let wordVerifyMargin, !(0...200).contains(wordVerifyMargin) { throw ValidationError("--word-verify-margin must be between 0 (off) and 200") }
         if let noiseUncertainty, !(0...5).contains(noiseUncertainty) { throw ValidationError("--noise-uncertainty must be between 0 and 5") }
@@ -173,6 +177,7 @@ struct TuningOptions: ParsableArguments {
             options.noisyVerificationMarginPerFrame = noisyVerifyMargin > 0 ? noisyVerifyMargin : nil
             options.adaptedVerificationMarginPerFrame = options.noisyVerificationMarginPerFrame
         }
+        if let adaptedDoubt { options.adaptedDoubtBelowConfidence = adaptedDoubt > 0 ? adaptedDoubt : nil }
         if let adaptedVerifyMargin { options.adaptedVerificationMarginPerFrame = adaptedVerifyMargin > 0 ? adaptedVerifyMargin : nil }
         if let wordVerifyMargin { options.wordVerificationMarginPerFrame = wordVerifyMargin > 0 ? wordVerifyMargin : nil }
         if let noiseSuppression { noiseSuppressionSettings(noiseSuppression > 0 ? .speex(maxAttenuationDB: noiseSuppression) : nil, &options) }
