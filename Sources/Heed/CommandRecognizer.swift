@@ -181,7 +181,8 @@ public struct RecognizerOptions: Sendable {
     /// 6 / 13 / 11 -> 5 / 6 / 3 of 122, wrong commands 24 / 29 / 25 -> 21 / 19 / 18 of 426, for
     /// 392 / 370 / 328 -> 390 / 366 / 320 right; 0.3 lost 4 more right for no fewer false, 0.2
     /// let 2 more through (BENCHMARKS.md, "A doubtful command checked by the model as trained").
-    /// One more decode, of a doubtful command only.
+    /// One more decode, of a doubtful command only. Commands only: a `.jsgf` grammar's word
+    /// sequences are never checked.
     public var adaptedDoubtBelowConfidence: Double? = 0.25
     /// On clean utterances decoded over the quiet floor (`quietFloorBelowPeakDB`), a verified
     /// command is also rejected when any one of its words falls short of the phone loop by more
@@ -669,8 +670,10 @@ public final class CommandRecognizer {
         if !plain.heardCommand, noisy || (hasForcedChoiceSearch && burst) {
             return try forcedChoice(samples, startSample: startSample, steadyNoise: noisy && steadyNoise) ?? plain.utterance
         }
-        if noisy, steadyNoise, options.noiseAdaptation != nil, let doubt = options.adaptedDoubtBelowConfidence,
-           let heard = plain.utterance, heard.understood, heard.confidence < doubt {
+        // Commands only: a plain grammar's word sequence (a card game's hands) has no intent to
+        // agree on, and dropping a doubtful sequence only loses its right words.
+        if noisy, steadyNoise, options.noiseAdaptation != nil, case .commands = vocabulary,
+           let doubt = options.adaptedDoubtBelowConfidence, let heard = plain.utterance, heard.understood, heard.confidence < doubt {
             let asTrained = try decodeOnce(samples, startSample: startSample, noisy: true, steadyNoise: false).utterance
             return asTrained?.understood == true && asTrained?.intent == heard.intent ? heard : heard.rejected
         }
