@@ -86,6 +86,6 @@ let package = Package(
         .testTarget(name: "HeedAuthorizationTests", dependencies: ["HeedAuthorization", "HeedTestSupport"]),
         .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedTestSupport", .product(name: "Yams", package: "Yams")]),
         // Runs the built `heed` executable as a user would.
-        .testTarget(name: "HeedCLITests", dependencies: ["heed", "heed-fuzz", "HeedTestSupport"], exclude: ["Resources"]),
+        .testTarget(name: "HeedCLITests", dependencies: ["heed", "heed-fuzz", "HeedAudio", "HeedTestSupport"], exclude: ["Resources"]),
     ]
 )

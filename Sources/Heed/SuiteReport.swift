@@ -1,3 +1,4 @@
+import HeedAudio
 import HeedIntents
 
 /// Scores of a suite run: per condition, acceptance, false acceptance and rejection, word error
@@ -40,11 +41,20 @@ public struct SuiteReport: Sendable {
     public let suites: [TestSuite]
     public let conditions: [SuiteCondition]
     public let results: [CaseResult]
+    /// What the noise conditions' SNRs were measured against.
+    public let speechLevel: Perturbation.SpeechLevel
 
-    public init(suites: [TestSuite], conditions: [SuiteCondition], results: [CaseResult]) {
+    public init(suites: [TestSuite], conditions: [SuiteCondition], results: [CaseResult],
+                speechLevel: Perturbation.SpeechLevel = .loudestQuarter) {
         self.suites = suites
         self.conditions = conditions
         self.results = results
+        self.speechLevel = speechLevel
+    }
+
+    /// Whether any condition mixes noise in, so that `speechLevel` matters.
+    public var mixesNoise: Bool {
+        conditions.contains { if case .noise = $0 { return true } else { return false } }
     }
 
     public func entry(of result: CaseResult) -> TestSuite.Entry { suites[result.suite].entries[result.entry] }

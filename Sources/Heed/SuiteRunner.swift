@@ -64,6 +64,8 @@ public struct SuiteRunner: Sendable {
     /// When set, every perturbed recording is also written here as a WAV
     /// (`<condition>/<suite>/<file>`), so a person can listen to what was tested.
     public var keepAudio: URL?
+    /// What each noise condition's SNR is measured against (see `Perturbation.SpeechLevel`).
+    public var speechLevel: Perturbation.SpeechLevel = .loudestQuarter
 
     public init(suites: [TestSuite], conditions: [SuiteCondition] = [.clean], noises: [String: [Float]] = [:],
                 options: RecognizerOptions = .init(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -132,7 +134,8 @@ public struct SuiteRunner: Sendable {
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
-        return SuiteReport(suites: frozenSuites, conditions: conditions, results: results.withLock { $0.compactMap { $0 } })
+        return SuiteReport(suites: frozenSuites, conditions: conditions, results: results.withLock { $0.compactMap { $0 } },
+                           speechLevel: speechLevel)
     }
 
     /// One file under one condition. Throws only for what must stop the whole run (permission).
@@ -151,7 +154,8 @@ public struct SuiteRunner: Sendable {
         } catch {
             return ([], HeedError(error).message, 0, 0, [])
         }
-        samples = Self.perturbed(samples, by: condition, file: "\(suite.name)/\(entry.file)", noises: noises, sampleRate: rate)
+        samples = Self.perturbed(samples, by: condition, file: "\(suite.name)/\(entry.file)", noises: noises, sampleRate: rate,
+                                 speechLevel: speechLevel)
         if let keepAudio, condition != .clean {
             let folder = keepAudio.appendingPathComponent(condition.description.replacingOccurrences(of: " ", with: ""))
                 .appendingPathComponent(suite.name)
@@ -205,13 +209,14 @@ public struct SuiteRunner: Sendable {
     /// reverb condition and the noise offset of that noise condition, so the three compare file
     /// for file.
     static func perturbed(_ samples: [Float], by condition: SuiteCondition, file: String, noises: [String: [Float]],
-                          sampleRate rate: Int) -> [Float] {
+                          sampleRate rate: Int, speechLevel: Perturbation.SpeechLevel = .loudestQuarter) -> [Float] {
         let seed = { (condition: SuiteCondition) in stableHash("\(file)|\(condition)") }
         switch condition {
         case .clean: return samples
         case .noise(let name, let snr, let room):
             let roomed = room.map { Perturbation.reverberate(samples, rt60: $0, sampleRate: rate, seed: seed(.reverb($0))) } ?? samples
-            return Perturbation.mix(speech: roomed, noise: noises[name] ?? [], snr: snr, sampleRate: rate, seed: seed(.noise(name, snr: snr)))
+            return Perturbation.mix(speech: roomed, noise: noises[name] ?? [], snr: snr, sampleRate: rate, seed: seed(.noise(name, snr: snr)),
+                                     against: speechLevel)
         case .speed(let factor): return Perturbation.speed(samples, by: factor, sampleRate: rate)
         case .gain(let decibels): return Perturbation.gain(samples, decibels: decibels)
         case .reverb(let seconds): return Perturbation.reverberate(samples, rt60: seconds, sampleRate: rate, seed: seed(condition))

@@ -23,7 +23,8 @@ struct RunSuites: ParsableCommand {
             as `heed recognize` (the permission gate included), on all cores.
 
             Sweeps decode every file again under each condition: --noise mixes a noise \
-            recording in at each --snr (speech level measured on the loudest frames, the noise \
+            recording in at each --snr (speech level measured on the loudest frames, or as \
+            ITU-T P.56's active level with --speech-level active; the noise \
             from a random offset with a fixed seed, so runs repeat exactly); --reverb plays it \
             in a synthetic room (seeded the same way), and with --noise also runs each noise \
             condition in each room; --speed and --gain perturb the recording. A table gives \
@@ -53,6 +54,9 @@ struct RunSuites: ParsableCommand {
     // .unconditional: "-5" is a value here, not an option.
     @Option(parsing: .unconditional, help: ArgumentHelp("Signal-to-noise ratios to sweep, in dB.", valueName: "DB,DB..."), transform: RunSuites.numbers)
     var snr: [Double] = []
+
+    @Option(help: ArgumentHelp("What --snr measures the speech against: loudest-quarter (default), the loudest quarter of its 20 ms frames; active, ITU-T P.56's active speech level, as Aurora-2 mixed its noise. For a phrase that fills most of its file, active puts the noise about 3 dB lower at the same --snr.", valueName: "loudest-quarter|active"))
+    var speechLevel: Perturbation.SpeechLevel?
 
     @Option(help: ArgumentHelp("Playback speeds to sweep (0.9 is 10 % slower).", valueName: "X,X..."), transform: RunSuites.numbers)
     var speed: [Double] = []
@@ -100,6 +104,7 @@ struct RunSuites: ParsableCommand {
         if let minAccept, !(0...1).contains(minAccept) { throw ValidationError("--min-accept must be between 0 and 1") }
         if let maxFalseAccept, !(0...1).contains(maxFalseAccept) { throw ValidationError("--max-false-accept must be between 0 and 1") }
         if noise.isEmpty != snr.isEmpty { throw ValidationError("--noise and --snr go together") }
+        if speechLevel != nil && noise.isEmpty { throw ValidationError("--speech-level goes with --noise and --snr") }
         if let bad = snr.first(where: { !(-20...80).contains($0) }) { throw ValidationError("--snr \(bad) is outside -20...80 dB") }
         if let bad = speed.first(where: { !(0.5...2).contains($0) }) { throw ValidationError("--speed \(bad) is outside 0.5...2") }
         if let bad = gain.first(where: { !(-60...40).contains($0) }) { throw ValidationError("--gain \(bad) is outside -60...40 dB") }
@@ -135,6 +140,7 @@ struct RunSuites: ParsableCommand {
             var runner = SuiteRunner(suites: loaded, conditions: conditions, noises: noises, options: options,
                                      jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
             runner.keepAudio = keepAudio.map { URL(fileURLWithPath: $0) }
+            runner.speechLevel = speechLevel ?? .loudestQuarter
             let bar = Terminal.stderrIsTerminal ? ProgressBar() : nil
             report = try runner.run(authorization: authorization) { done, total in bar?.show(done, of: total) }
             bar?.clear()
@@ -170,3 +176,5 @@ final class ProgressBar: Sendable {
 
     func clear() { Terminal.write("\r\u{1B}[K") }
 }
+
+extension Perturbation.SpeechLevel: ExpressibleByArgument {}

@@ -8,6 +8,10 @@ enum TestReportText {
 
     static func render(_ report: SuiteReport) -> String {
         var out = "suites: " + report.suites.map { "\($0.directory.path) (\($0.entries.count) files)" }.joined(separator: ", ") + "\n"
+        if report.mixesNoise {
+            out += "snr: noise against " + (report.speechLevel == .active ? "the active speech level (ITU-T P.56)"
+                                                                          : "the loudest quarter of the speech's 20 ms frames") + "\n"
+        }
         for (index, condition) in report.conditions.enumerated() {
             out += "== \(condition)\n"
             let problems = report.results.filter { $0.condition == index }.compactMap { result -> String? in
@@ -124,6 +128,7 @@ enum TestReportJSON {
             case .clean: fields["kind"] = "clean"
             case .noise(let name, let snr, let room):
                 fields["kind"] = "noise"; fields["noise"] = name; fields["snr"] = snr
+                fields["speechLevel"] = report.speechLevel.rawValue
                 if let room { fields["rt60"] = room }
             case .speed(let factor): fields["kind"] = "speed"; fields["speed"] = factor
             case .gain(let decibels): fields["kind"] = "gain"; fields["gain"] = decibels

@@ -21,14 +21,53 @@ import Testing
         #expect(Perturbation.level(of: command()) < expected - 4)
     }
 
-    @Test(arguments: [24.0, 12.0, 6.0, 0.0])
-    func mixesAtTheRequestedSNR(snr: Double) {
-        let speech = command()
-        let mixed = Perturbation.mix(speech: speech, noise: whiteNoise(count: 5_000, seed: 1), snr: snr, sampleRate: 16_000, seed: 7)
+    /// A "phrase": four syllables of tone at different loudness, 40 ms apart, between two
+    /// stretches of near silence `pause` seconds long.
+    func phrase(pause: Double) -> [Float] {
+        let quiet = [Float](repeating: 0.0001, count: Int(pause * 16_000)), gap = [Float](repeating: 0.0001, count: 640)
+        let syllables = [0.4, 0.2, 0.3, 0.1].map { tone(500, rate: 16_000, seconds: 0.25, amplitude: Float($0)) }
+        return quiet + syllables.joined(separator: gap) + quiet
+    }
+
+    @Test func activeLevelOfASteadySignalIsItsPower() {
+        let level = Perturbation.activeSpeechLevel(of: tone(700, rate: 16_000, seconds: 2, amplitude: 0.3), sampleRate: 16_000)
+        #expect(abs(level - 10 * log10(0.09 / 2)) < 0.2, "\(level)")
+        #expect(Perturbation.activeSpeechLevel(of: [Float](repeating: 0, count: 16_000), sampleRate: 16_000) == -.infinity)
+    }
+
+    @Test func activeLevelCountsEverySyllableAndNoPause() {
+        // The syllables' mean power: (0.4² + 0.2² + 0.3² + 0.1²) / 2 / 4.
+        let syllables = 10 * log10((0.16 + 0.04 + 0.09 + 0.01) / 8)
+        let short = phrase(pause: 0.5), long = phrase(pause: 3)
+        let active = Perturbation.activeSpeechLevel(of: short, sampleRate: 16_000)
+        // P.56's 200 ms hangover counts a little of the pause after the phrase, and the gaps count.
+        #expect(active < syllables && active > syllables - 1.5, "\(active) against \(syllables)")
+        #expect(abs(Perturbation.activeSpeechLevel(of: long, sampleRate: 16_000) - active) < 0.05)
+        // The loudest quarter takes only the loud syllables of a short file, and pauses in a long one.
+        let quarterShort = Perturbation.speechLevel(of: short, sampleRate: 16_000)
+        let quarterLong = Perturbation.speechLevel(of: long, sampleRate: 16_000)
+        #expect(quarterShort > active + 1.5, "\(quarterShort) against \(active)")
+        #expect(quarterLong < quarterShort - 2, "\(quarterLong) against \(quarterShort)")
+    }
+
+    @Test(arguments: [24.0, 12.0, 6.0, 0.0], Perturbation.SpeechLevel.allCases)
+    func mixesAtTheRequestedSNR(snr: Double, against level: Perturbation.SpeechLevel) {
+        let speech = phrase(pause: 0.5)
+        let mixed = Perturbation.mix(speech: speech, noise: whiteNoise(count: 5_000, seed: 1), snr: snr, sampleRate: 16_000, seed: 7,
+                                     against: level)
         #expect(mixed.count == speech.count)
         let added = zip(mixed, speech).map { $0 - $1 }
-        let measured = Perturbation.speechLevel(of: speech, sampleRate: 16_000) - Perturbation.level(of: added)
+        let measured = level.of(speech, sampleRate: 16_000) - Perturbation.level(of: added)
         #expect(abs(measured - snr) < 0.3, "asked for \(snr) dB, got \(measured)")
+    }
+
+    @Test func theSameSNRPutsLessNoiseUnderAPhraseAgainstItsActiveLevel() {
+        let speech = phrase(pause: 0.5), noise = whiteNoise(count: 5_000, seed: 1)
+        func noiseLevel(_ level: Perturbation.SpeechLevel) -> Double {
+            let mixed = Perturbation.mix(speech: speech, noise: noise, snr: 10, sampleRate: 16_000, seed: 7, against: level)
+            return Perturbation.level(of: zip(mixed, speech).map { $0 - $1 })
+        }
+        #expect(noiseLevel(.active) < noiseLevel(.loudestQuarter) - 1.5)
     }
 
     @Test func theSameSeedGivesTheSameMixAndAnotherSeedAnother() {

@@ -1,4 +1,5 @@
 import Foundation
+import HeedAudio
 import HeedTestSupport
 import Testing
 
@@ -185,6 +186,35 @@ import Testing
         #expect(badRoom.status == 64 && badRoom.stderr.contains("--reverb 5.0 is outside 0.05...3 seconds"))
         let noSweep = try CLI.run(["test", "Audio/coffee", "--no-clean"])
         #expect(noSweep.status == 64 && noSweep.stderr.contains("--no-clean needs a sweep (--noise, --speed, --gain or --reverb)"))
+        let levelAlone = try CLI.run(["test", "Audio/coffee", "--speech-level", "active"])
+        #expect(levelAlone.status == 64 && levelAlone.stderr.contains("--speech-level goes with --noise and --snr"))
+        let badLevel = try CLI.run(["test", "Audio/coffee", "--noise", "Audio/noise/pink.wav", "--snr", "6", "--speech-level", "peak"])
+        #expect(badLevel.status == 64 && badLevel.stderr.contains("loudest-quarter") && badLevel.stderr.contains("active"))
+    }
+
+    /// The report says what each SNR was measured against, and against the active level (a
+    /// sentence's quieter syllables counted) the same SNR puts less noise under the speech.
+    @Test func theSpeechLevelAnSNRIsMeasuredAgainstIsChosenAndReported() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        var noiseLevels: [String: Double] = [:]
+        for level in ["loudest-quarter", "active"] {
+            let json = dir.appendingPathComponent("\(level).json"), kept = dir.appendingPathComponent(level)
+            let result = try CLI.run(["test", "Audio/coffee", "--noise", "Audio/noise/pink.wav", "--snr", "6", "--no-clean",
+                                      "--speech-level", level, "--json", json.path, "--keep-audio", kept.path, "--min-accept", "0"])
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            let against = level == "active" ? "the active speech level (ITU-T P.56)" : "the loudest quarter of the speech's 20 ms frames"
+            #expect(result.stdout.split(separator: "\n").dropFirst().first == "snr: noise against \(against)"[...], "\(result.stdout)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+            let conditions = try #require(report["conditions"] as? [[String: Any]])
+            #expect(conditions.compactMap { $0["speechLevel"] as? String } == [level])
+            // What was added to a phrase that fills most of its file ("one extra large hot chocolate ...").
+            let name = "orderDrink-05-en-us.wav"
+            let clean = try WAVFile(contentsOf: Fixtures.root.appendingPathComponent("Audio/coffee/\(name)")).samples
+            let mixed = try WAVFile(contentsOf: kept.appendingPathComponent("pink@6dB/coffee/\(name)")).samples
+            noiseLevels[level] = Perturbation.level(of: zip(mixed, clean).map { $0 - $1 })
+        }
+        let quarter = try #require(noiseLevels["loudest-quarter"]), active = try #require(noiseLevels["active"])
+        #expect(active < quarter - 2 && active > quarter - 5, "noise at \(active) dB against \(quarter) dB")
     }
 
     /// Record, `heed test new`, review, `heed test`: the workflow the issue describes.
