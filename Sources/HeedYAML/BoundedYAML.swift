@@ -72,7 +72,9 @@ public enum BoundedYAML {
     /// Whether `text` is a base-60 integer ("-1:30:00") whose value does not fit in `Int`.
     static func isOversizedBase60(_ text: String) -> Bool {
         guard text.contains(":") else { return false }
-        let unsigned = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : text[...]
+        // Yams drops YAML 1.1's digit separators before it reads the number ("8_444:44").
+        let digits = String(text.filter { $0 != "_" })
+        let unsigned = digits.hasPrefix("-") || digits.hasPrefix("+") ? digits.dropFirst() : digits[...]
         var value = 0
         for part in unsigned.split(separator: ":", omittingEmptySubsequences: false) {
             guard let digit = Int(part, radix: 10) else { return false }  // not an integer: Yams reads it as text

@@ -52,5 +52,10 @@ import Testing
         let policy = try CLI.run(["recognize", "Audio/demo/stop.wav"], environment: ["HEED_POLICY": number.path])
         #expect(policy.status == 78 && policy.stderr.contains("is a base-60 number too large to hold (line 1)"), "\(policy.stderr)")
         #expect(policy.stdout.isEmpty)
+        // With YAML 1.1's digit separators, which Yams drops before multiplying (found by the fuzzer too).
+        let separated = Self.root.appendingPathComponent("manifest/base60-overflow-separators.yml")
+        let separatedApp = try CLI.run(["recognize", "--app", separated.path, "Audio/demo/stop.wav"])
+        #expect(separatedApp.status == 78 && separatedApp.stderr.contains("is a base-60 number too large to hold (line 1)"),
+                "\(separatedApp.stderr)")
     }
 }
