@@ -73,7 +73,7 @@ public enum BoundedYAML {
     static func isOversizedBase60(_ text: String) -> Bool {
         guard text.contains(":") else { return false }
         // Yams drops YAML 1.1's digit separators before it reads the number ("8_444:44").
-        let digits = String(text.filter { $0 != "_" })
+        let digits = text.filter { $0 != "_" }
         let unsigned = digits.hasPrefix("-") || digits.hasPrefix("+") ? digits.dropFirst() : digits[...]
         var value = 0
         for part in unsigned.split(separator: ":", omittingEmptySubsequences: false) {
