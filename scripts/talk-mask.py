@@ -3,17 +3,18 @@
 takes out background talk, measured offline on `heed test --keep-audio` mixes.
 BENCHMARKS.md, "A learned mask for background talk".
 
-  talk-mask.py data DIR            espeak-ng utterances and six-voice babble, voices and texts
-                                   disjoint from Audio/ and Audio/noise/babble.wav
-  talk-mask.py train DIR OUT.npz   an MLP from 7 frames of log spectrum to each bin's chance
+  talk-mask.py data DIR [--seed N]   espeak-ng utterances and six-voice babble, voices and
+                                   texts disjoint from Audio/ and Audio/noise/babble.wav
+  talk-mask.py train DIR OUT.npz [--seed N]
+                                   an MLP from 7 frames of log spectrum to each bin's chance
                                    that the speech in front outweighs the noise there
   talk-mask.py apply W.npz KEPT DST [--floor F]
                                    mask every WAV of one kept condition (KEPT = DIR/babble@12dB)
                                    and lay DST out as suites: DST/Audio/<suite>/suite.yml, with
                                    DST/Models pointing at this repository's, so that
                                    `heed test DST/Audio/builtins ...` runs them
-Needs python3-numpy, espeak-ng and sox. Seeds are fixed, so a rerun gives the same weights
-on the same machine.
+Needs python3-numpy, espeak-ng and sox. The same --seed gives the same data and weights on
+the same machine; two seeds give two masks whose decodes can be asked to agree.
 """
 import argparse
 import os
@@ -151,8 +152,8 @@ def run(*command):
     subprocess.run(command, check=True)
 
 
-def make_data(directory):
-    rng = random.Random(777)
+def make_data(directory, seed):
+    rng = random.Random(776 + seed)
     os.makedirs(f"{directory}/utterances", exist_ok=True)
     os.makedirs(f"{directory}/babble", exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -217,8 +218,8 @@ def forward(weights, x):
     return hidden1, hidden2, 1 / (1 + np.exp(-logits))
 
 
-def train(directory, out):
-    rng = np.random.default_rng(1)
+def train(directory, out, seed):
+    rng = np.random.default_rng(seed)
     x, y = training_set(directory, rng)
     print(f"{len(x)} frames, {y.mean():.3f} of bins held by the speech", flush=True)
     inputs, hidden = x.shape[1], 256
@@ -295,6 +296,8 @@ def main():
     fit = commands.add_parser("train")
     fit.add_argument("directory")
     fit.add_argument("out")
+    for command in (data, fit):
+        command.add_argument("--seed", type=int, default=1, help="which random draws of voices, levels and weights (default 1)")
     use = commands.add_parser("apply")
     use.add_argument("weights")
     use.add_argument("kept")
@@ -302,9 +305,9 @@ def main():
     use.add_argument("--floor", type=float, default=0.1, help="gain where the mask says noise (default 0.1, -20 dB)")
     args = parser.parse_args()
     if args.command == "data":
-        make_data(args.directory)
+        make_data(args.directory, args.seed)
     elif args.command == "train":
-        train(args.directory, args.out)
+        train(args.directory, args.out, args.seed)
     else:
         apply(args.weights, args.kept, args.destination, args.floor)
 
