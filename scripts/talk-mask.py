@@ -20,7 +20,6 @@ import argparse
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -153,7 +152,7 @@ def run(*command):
 
 
 def make_data(directory, seed):
-    rng = random.Random(776 + seed)
+    rng = random.Random(776 + seed)  # seed 1 draws the data BENCHMARKS measured
     os.makedirs(f"{directory}/utterances", exist_ok=True)
     os.makedirs(f"{directory}/babble", exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
