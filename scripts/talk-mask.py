@@ -8,6 +8,9 @@ BENCHMARKS.md, "A learned mask for background talk".
   talk-mask.py train DIR OUT.npz [--seed N]
                                    an MLP from 7 frames of log spectrum to each bin's chance
                                    that the speech in front outweighs the noise there
+  talk-mask.py export W.npz OUT.weights
+                                   the weights in the format Heed reads (TalkMask.swift):
+                                   Models/talk-mask.weights is seed 1's
   talk-mask.py apply W.npz KEPT DST [--floor F]
                                    mask every WAV of one kept condition (KEPT = DIR/babble@12dB)
                                    and lay DST out as suites: DST/Audio/<suite>/suite.yml, with
@@ -287,6 +290,18 @@ def apply(weights_path, kept, destination, floor):
         os.symlink(os.path.join(REPO, "Models"), os.path.join(destination, "Models"))
 
 
+def export(weights_path, out):
+    """Little-endian: the magic "HEEDTMK1", five uint32 (frame, hop, context, hidden, bins), then
+    float32 W1 (inputs x hidden, row-major), b1, W2, b2, W3, b3. TalkMask.swift reads it."""
+    weights = dict(np.load(weights_path))
+    hidden = weights["b1"].shape[0]
+    with open(out, "wb") as f:
+        f.write(b"HEEDTMK1")
+        f.write(np.array([N, HOP, CTX, hidden, BINS], dtype="<u4").tobytes())
+        for key in ("W1", "b1", "W2", "b2", "W3", "b3"):
+            f.write(weights[key].astype("<f4").tobytes())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -302,11 +317,16 @@ def main():
     use.add_argument("kept")
     use.add_argument("destination")
     use.add_argument("--floor", type=float, default=0.1, help="gain where the mask says noise (default 0.1, -20 dB)")
+    out = commands.add_parser("export")
+    out.add_argument("weights")
+    out.add_argument("out")
     args = parser.parse_args()
     if args.command == "data":
         make_data(args.directory, args.seed)
     elif args.command == "train":
         train(args.directory, args.out, args.seed)
+    elif args.command == "export":
+        export(args.weights, args.out)
     else:
         apply(args.weights, args.kept, args.destination, args.floor)
 

@@ -90,6 +90,10 @@ public struct RecognizerOptions: Sendable {
     /// half is a command. All five suites in pink noise at 6 dB: 305 -> 313 of 426 commands, false
     /// acceptances unchanged; at 0.2 s and at 1 s the same (BENCHMARKS.md, "A phrase cut in two").
     public var rejoinGap: Double? = 0.5
+    /// Noisy utterances over background talk are decoded through a learned mask, and taken only
+    /// when its masked copies agree (nil: never; see `BackgroundTalkMask`). Off in the library by
+    /// default, since its weights are a file (`Models/talk-mask.weights`); `heed` loads them.
+    public var backgroundTalkMask: BackgroundTalkMask?
     /// Adapt the acoustic model's Gaussians to the steady noise of a noisy utterance before decoding
     /// it (nil: never; see `NoiseAdaptation`). Measured with WebRTC's suppressor and the masking
     /// floor (BENCHMARKS.md, "Adapting the model to the noise"): pink noise at 6 dB 249 -> 297 of

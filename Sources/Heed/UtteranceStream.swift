@@ -237,20 +237,50 @@ public struct UtteranceStream {
         guard recognizer.options.rejoinGap != nil, onset - earlier.upperBound <= rejoinGapSamples,
               (conversation?.expectation ?? .command) == .command,
               Double(end - earlier.lowerBound) <= endpointer.configuration.maxUtterance * Double(recognizer.sampleRate) else { return nil }
-        let (samples, noisy, steady) = audio(earlier.lowerBound..<end)
-        guard noisy, let joined = try recognizer.decodeUtterance(samples, startSample: earlier.lowerBound, noisy: true, steadyNoise: steady),
-              joined.understood else { return nil }
+        let (joined, noisy, _) = try decodeAudio(earlier.lowerBound..<end)
+        guard noisy, let joined, joined.understood else { return nil }
         let rate = Double(recognizer.sampleRate)
         return joined.start < Double(earlier.upperBound) / rate && joined.end > Double(onset) / rate ? joined : nil
     }
 
     /// The utterance in the stream's samples in `range`, whether they are noisy, and the samples
     /// as decoded (`audio`); clean ones with the quiet floor at hand for a second opinion.
+    /// Noisy samples over background talk are decoded through the talk mask instead
+    /// (`RecognizerOptions.backgroundTalkMask`).
     private func decodeAudio(_ range: Range<Int>) throws(HeedError) -> (utterance: Utterance?, noisy: Bool, samples: ArraySlice<Int16>) {
         let (samples, noisy, steady) = audio(range)
+        if noisy, !steady, let talk = recognizer.options.backgroundTalkMask, recognizer.isOverBackgroundTalk(raw(range)) {
+            return (try decodeThroughTalkMask(raw(range), startSample: range.lowerBound, talk), true, samples)
+        }
         let utterance = try recognizer.decodeUtterance(samples, startSample: range.lowerBound, noisy: noisy, steadyNoise: steady,
                                                        quietFloored: { noisy ? nil : quietFloored(raw(range)) })
         return (utterance, noisy, samples)
+    }
+
+    /// The utterance in `raw` decoded once per masked copy (`BackgroundTalkMask.floors`), each
+    /// copy judged and prepared as any audio is (`prepared`), with a suppressor of its own; the
+    /// result the copies agree on (`CommandRecognizer.agreed`).
+    private func decodeThroughTalkMask(_ raw: ArraySlice<Int16>, startSample: Int, _ talk: BackgroundTalkMask) throws(HeedError) -> Utterance? {
+        var results: [Utterance?] = []
+        for copy in talk.mask.masked(raw, floors: talk.floors) {
+            let (samples, noisy, steady) = prepared(copy[...], denoised: { denoisedAlone(copy) })
+            results.append(try recognizer.decodeUtterance(samples, startSample: startSample, noisy: noisy, steadyNoise: steady,
+                                                          quietFloored: { noisy ? nil : quietFloored(copy[...]) }))
+        }
+        return CommandRecognizer.agreed(results)
+    }
+
+    /// `samples` through a suppressor of their own, as the stream's is set up. It hears them
+    /// twice and the second pass is kept: the first settles its noise estimate, which the
+    /// stream's suppressor has from the audio before.
+    private func denoisedAlone(_ samples: [Int16]) -> ArraySlice<Int16>? {
+        let options = recognizer.options
+        guard let method = options.noiseSuppression, let suppressor = NoiseSuppressor(method, sampleRate: recognizer.sampleRate) else { return nil }
+        var highPass = options.suppressorHighPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
+        let input = highPass == nil ? samples : highPass!.process(samples[...])
+        _ = suppressor.process(input)
+        _ = suppressor.flush()
+        return (suppressor.process(input) + suppressor.flush())[...]
     }
 
     private func raw(_ range: Range<Int>) -> ArraySlice<Int16> {
@@ -266,14 +296,20 @@ public struct UtteranceStream {
     /// (`CommandRecognizer.isSteadyNoise`), or clean over the quiet floor; not judged for a partial
     /// result, which is decoded with the trained model.
     private func audio(_ range: Range<Int>, judgingNoise: Bool = true) -> (samples: ArraySlice<Int16>, noisy: Bool, steadyNoise: Bool) {
-        let raw = raw(range)
+        prepared(raw(range), denoised: { suppressor == nil ? nil : denoised[range.lowerBound - historyStart..<range.upperBound - historyStart] },
+                 judgingNoise: judgingNoise)
+    }
+
+    /// `raw` as the decoder should get it (see `audio`); `denoised` gives the same samples
+    /// through the suppressor (nil: none).
+    private func prepared(_ raw: ArraySlice<Int16>, denoised: () -> ArraySlice<Int16>?,
+                          judgingNoise: Bool = true) -> (samples: ArraySlice<Int16>, noisy: Bool, steadyNoise: Bool) {
         guard let limit = recognizer.options.noiseSuppressionRangeDB,
               let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else {
             guard recognizer.options.quietFloorDoubtBelowConfidence == nil, let floored = quietFloored(raw) else { return (raw, false, false) }
             return (floored, false, judgingNoise)
         }
-        guard suppressor != nil else { return (raw, true, false) }
-        let suppressed = denoised[raw.indices]
+        guard let suppressed = denoised() else { return (raw, true, false) }
         // Noise adaptation was measured on the denoised audio over the masking floor only.
         guard let below = recognizer.options.maskingNoiseBelowPeakDB, let masked = floored(suppressed, below: below) else { return (suppressed, true, false) }
         return (masked, true, judgingNoise && recognizer.isSteadyNoise(raw))

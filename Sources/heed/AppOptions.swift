@@ -39,16 +39,19 @@ struct AppOptions: ParsableArguments {
     }
 
     /// Models/heed.app.yml in the checkout the executable was built in, or an installed copy.
-    static func ownManifest() -> URL? {
+    static func ownManifest() -> URL? { ownModelFile("heed.app.yml") }
+
+    /// Models/`name` in the checkout the executable was built in, or an installed copy.
+    static func ownModelFile(_ name: String) -> URL? {
         let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         var directory = executable.deletingLastPathComponent()
         for _ in 0..<6 {
-            let candidate = directory.appendingPathComponent("Models/heed.app.yml")
+            let candidate = directory.appendingPathComponent("Models/" + name)
             if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
-        return ["/usr/local/share/heed/heed.app.yml", "/usr/share/heed/heed.app.yml"]
-            .map { URL(fileURLWithPath: $0) }
+        return ["/usr/local/share/heed/", "/usr/share/heed/"]
+            .map { URL(fileURLWithPath: $0 + name) }
             .first { FileManager.default.fileExists(atPath: $0.path) }
     }
 }

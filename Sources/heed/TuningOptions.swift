@@ -86,6 +86,12 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("When a clean utterance holding a burst of clatter was not understood, decode it again with the burst's frames ignored, so the words around it decide (default on).", valueName: "on|off"))
     var maskBursts: Switch?
 
+    @Option(help: ArgumentHelp("Decode a noisy utterance over background talk through a learned mask that turns the voices behind the speaker down, twice, and take it only when both decodes agree (default on; weights: Models/talk-mask.weights).", valueName: "on|off"))
+    var talkMask: Switch?
+
+    @Option(help: ArgumentHelp("The talk mask's weights (default: Models/talk-mask.weights beside heed, made by scripts/talk-mask.py).", valueName: "FILE", visibility: .hidden))
+    var talkMaskWeights: String?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -167,6 +173,7 @@ struct TuningOptions: ParsableArguments {
             options.forcedChoiceMarginPerFrame = nil
             options.masksBursts = false
         }
+        if talkMask != .off && !noFrontEnd { options.backgroundTalkMask = try backgroundTalkMask() }
         if let foregroundWordMargin { options.foregroundWordMarginDB = foregroundWordMargin > 0 ? foregroundWordMargin : nil }
         if let verifyMargin {
             options.verificationMarginPerFrame = verifyMargin > 0 ? verifyMargin : nil
@@ -207,6 +214,34 @@ struct TuningOptions: ParsableArguments {
             options.decoder.arguments[parts[0]] = parts[1]
         }
         return options
+    }
+
+    /// The talk mask from --talk-mask-weights or Models/; a file that cannot be used ends the
+    /// command (66 missing, 65 not weights). When heed's own is not found, decoding goes on
+    /// without it, and says so.
+    private func backgroundTalkMask() throws -> BackgroundTalkMask? {
+        let url: URL
+        if let talkMaskWeights {
+            url = URL(fileURLWithPath: talkMaskWeights)
+        } else if let own = AppOptions.ownModelFile(BackgroundTalkMask.modelFileName) {
+            url = own
+        } else {
+            let problem = "Models/\(BackgroundTalkMask.modelFileName) was not found beside heed"
+            guard talkMask != .on else {
+                Terminal.error("\(problem); pass --talk-mask-weights FILE")
+                throw ExitCode(66)
+            }
+            Terminal.error("warning: \(problem): background talk is decoded without the talk mask")
+            return nil
+        }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            Terminal.error("\(url.path): no such file (the talk mask's weights)")
+            throw ExitCode(66)
+        }
+        do { return BackgroundTalkMask(mask: try TalkMask(contentsOf: url)) } catch {
+            Terminal.error(error.description)
+            throw ExitCode(65)
+        }
     }
 
     /// A suppressor and the front end measured with it: WebRTC's behind a high-pass, feeding

@@ -1,0 +1,54 @@
+import Foundation
+import HeedAudio
+
+/// How utterances heard over background talk are decoded: through a learned mask (`TalkMask`)
+/// that turns the voices behind the speaker down, once for each of `floors`, and taken only when
+/// every masked copy hears the same.
+///
+/// One masked copy lets near misses through that the default decode rejects; two masks that must
+/// agree keep most of what the mask gains (BENCHMARKS.md, "The talk mask, built"). The mask runs
+/// only on utterances the default front end cannot help: noisy, with noise that changes too fast
+/// to be steady. Applied to steady noise or clean speech it was measured to cost commands.
+public struct BackgroundTalkMask: Sendable {
+    public var mask: TalkMask
+    /// The gain of a bin the mask hears as background, one masked copy per floor. One network at
+    /// two floors agreed about as well as two networks (BENCHMARKS.md).
+    public var floors: [Double] = [0.1, 0.3]
+    /// An utterance is over background talk when the raw audio's quietest `quietest` share of
+    /// frames changes from frame to frame at least this much (`Decoder.noiseVariability`); over
+    /// the quietest tenth, steady noises measured 0.2-0.5, babble 0.63-1.03. The same line
+    /// `NoiseAdaptation.maxNoiseVariability` draws from the other side.
+    public var minNoiseVariability = 0.55
+    public var quietest = 0.1
+
+    public init(mask: TalkMask) {
+        self.mask = mask
+    }
+
+    /// `Models/talk-mask.weights`, made by `scripts/talk-mask.py` (seed 1).
+    public static let modelFileName = "talk-mask.weights"
+}
+
+extension CommandRecognizer {
+    /// Whether the noise under `raw` (an utterance as heard) changes like background talk
+    /// (`BackgroundTalkMask.minNoiseVariability`); false without a talk mask.
+    func isOverBackgroundTalk(_ raw: ArraySlice<Int16>) -> Bool {
+        guard let talk = options.backgroundTalkMask,
+              let variability = decoder.noiseVariability(of: raw, quietest: talk.quietest) else { return false }
+        return variability >= talk.minNoiseVariability
+    }
+
+    /// The one utterance the masked copies' decodes agree on: all heard the same words, and
+    /// understood them; its confidence is the least of theirs. When they differ, the first copy's
+    /// result, not understood.
+    static func agreed(_ results: [Utterance?]) -> Utterance? {
+        guard let first = results.compactMap({ $0 }).first else { return nil }
+        let all = results.compactMap { $0 }
+        guard all.count == results.count, all.allSatisfy({ $0.understood && $0.transcript == first.transcript }) else {
+            return first.understood ? first.rejected : first
+        }
+        var agreed = first
+        agreed.confidence = all.map(\.confidence).min()!
+        return agreed
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+
+/// A learned mask that keeps the voice in front and turns down background talk.
+///
+/// Steady noise is the suppressor's job; background voices are not steady, and no level or pitch
+/// rule told the talker's time-frequency bins from theirs (BENCHMARKS.md, "A learned mask for
+/// background talk"). A small network does: from 7 frames (±30 ms) of log spectrum it gives each
+/// of a 32 ms frame's 257 bins the chance that the voice in front outweighs the rest there, and
+/// each bin is kept at `floor + (1 - floor) × chance` of its level. Trained by
+/// `scripts/talk-mask.py` on espeak-ng voices over six-voice babble (neither the suites' voices
+/// nor their babble), weights in `Models/talk-mask.weights`. About 0.6 M multiply-adds per 10 ms.
+public struct TalkMask: Sendable {
+    /// Samples per analysis frame, samples between frames, and frames either side the network sees.
+    public let frameLength: Int, hop: Int, context: Int
+    let bins: Int, hidden: Int
+    /// Layer weights, row-major (inputs × outputs), and biases.
+    let w1: [Float], b1: [Float], w2: [Float], b2: [Float], w3: [Float], b3: [Float]
+    /// The analysis and synthesis window: a periodic Hann window, as the script's.
+    let window: [Double]
+    let fft: FFT
+
+    /// Why a weights file could not be used.
+    public struct LoadError: Error, CustomStringConvertible, Sendable {
+        public let path: String
+        public let problem: String
+        public var description: String { "\(path): \(problem)" }
+    }
+
+    static let magic = Array("HEEDTMK1".utf8)
+
+    /// Reads weights written by `scripts/talk-mask.py export`.
+    public init(contentsOf url: URL) throws(LoadError) {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw LoadError(path: url.path, problem: "cannot read the talk mask's weights: \((error as NSError).localizedDescription)")
+        }
+        do { try self.init(data: data) } catch { throw LoadError(path: url.path, problem: error.problem) }
+    }
+
+    public init(data: Data) throws(LoadError) {
+        let bytes = [UInt8](data)
+        func fail(_ problem: String) -> LoadError { LoadError(path: "talk mask", problem: problem) }
+        guard bytes.count >= 28, Array(bytes[0..<8]) == Self.magic else { throw fail("not a talk mask weights file (no HEEDTMK1 header)") }
+        let header = (0..<5).map { index in
+            (0..<4).reduce(0) { $0 | Int(bytes[8 + index * 4 + $1]) << (8 * $1) }
+        }
+        let (frame, hop, context, hidden, bins) = (header[0], header[1], header[2], header[3], header[4])
+        guard frame > 0, frame & (frame - 1) == 0, frame <= 4096, bins == frame / 2 + 1, hop > 0, hop <= frame,
+              (0...10).contains(context), (1...4096).contains(hidden) else {
+            throw fail("unusable sizes: frame \(frame), hop \(hop), context \(context), hidden \(hidden), bins \(bins)")
+        }
+        let inputs = (2 * context + 1) * bins
+        let sizes = [inputs * hidden, hidden, hidden * hidden, hidden, hidden * bins, bins]
+        guard bytes.count == 28 + 4 * sizes.reduce(0, +) else {
+            throw fail("\(bytes.count) bytes where the header's sizes need \(28 + 4 * sizes.reduce(0, +)) (truncated?)")
+        }
+        var offset = 28
+        let arrays = sizes.map { count -> [Float] in
+            defer { offset += 4 * count }
+            return (0..<count).map { index in
+                let at = offset + 4 * index
+                return Float(bitPattern: UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24)
+            }
+        }
+        guard arrays.allSatisfy({ $0.allSatisfy(\.isFinite) }) else { throw fail("a weight is not a finite number") }
+        (frameLength, self.hop, self.context, self.hidden, self.bins) = (frame, hop, context, hidden, bins)
+        (w1, b1, w2, b2, w3, b3) = (arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5])
+        window = (0..<frame).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(frame)) }
+        fft = FFT(size: frame)
+    }
+
+    /// `samples` masked once for each of `floors` (the gain, 0...1, where the network hears only
+    /// background): the spectrum and the network run once for all of them.
+    public func masked(_ samples: ArraySlice<Int16>, floors: [Double]) -> [[Int16]] {
+        guard !samples.isEmpty else { return floors.map { _ in [] } }
+        let spectrum = analyse(samples)
+        let chances = speechChances(spectrum)
+        return floors.map { floor in
+            synthesise(spectrum, gains: chances.map { Double(floor) + (1 - floor) * Double($0) }, count: samples.count)
+        }
+    }
+
+    /// A short-time spectrum: `frames` rows of `bins` complex values.
+    struct Spectrum {
+        var real: [Double], imaginary: [Double]
+        let frames: Int, paddedLength: Int
+    }
+
+    /// The spectrum of `samples` zero-padded by a frame either side, a frame every `hop` samples.
+    func analyse(_ samples: ArraySlice<Int16>) -> Spectrum {
+        let padded = [Double](repeating: 0, count: frameLength) + samples.map(Double.init) + [Double](repeating: 0, count: frameLength)
+        let frames = (padded.count - frameLength) / hop + 1
+        var spectrum = Spectrum(real: .init(repeating: 0, count: frames * bins), imaginary: .init(repeating: 0, count: frames * bins),
+                                frames: frames, paddedLength: padded.count)
+        var real = [Double](repeating: 0, count: frameLength), imaginary = real
+        for frame in 0..<frames {
+            for index in 0..<frameLength {
+                real[index] = padded[frame * hop + index] * window[index]
+                imaginary[index] = 0
+            }
+            fft.transform(&real, &imaginary)
+            for bin in 0..<bins {
+                spectrum.real[frame * bins + bin] = real[bin]
+                spectrum.imaginary[frame * bins + bin] = imaginary[bin]
+            }
+        }
+        return spectrum
+    }
+
+    /// The weighted overlap-add of `spectrum` scaled bin by bin by `gains`, without the padding.
+    func synthesise(_ spectrum: Spectrum, gains: [Double], count: Int) -> [Int16] {
+        var out = [Double](repeating: 0, count: spectrum.paddedLength), weight = out
+        var real = [Double](repeating: 0, count: frameLength), imaginary = real
+        for frame in 0..<spectrum.frames {
+            // The full conjugate-symmetric spectrum of a real frame.
+            for bin in 0..<bins {
+                let gain = gains[frame * bins + bin]
+                real[bin] = spectrum.real[frame * bins + bin] * gain
+                imaginary[bin] = spectrum.imaginary[frame * bins + bin] * gain
+            }
+            imaginary[0] = 0
+            imaginary[bins - 1] = 0
+            for bin in bins..<frameLength {
+                real[bin] = real[frameLength - bin]
+                imaginary[bin] = -imaginary[frameLength - bin]
+            }
+            fft.transform(&real, &imaginary, inverse: true)
+            for index in 0..<frameLength {
+                out[frame * hop + index] += real[index] * window[index]
+                weight[frame * hop + index] += window[index] * window[index]
+            }
+        }
+        return (frameLength..<frameLength + count).map { index in
+            Int16(max(-32768, min(32767, (out[index] / max(weight[index], 1e-3)).rounded())))
+        }
+    }
+
+    /// Each bin's chance that the voice in front outweighs the rest, frame by frame.
+    func speechChances(_ spectrum: Spectrum) -> [Float] {
+        let frames = spectrum.frames
+        // Log power relative to the loud frames (the 95th percentile of frame means), over 20 dB:
+        // the network sees levels relative to the voice, not absolute ones.
+        var power = [Double](repeating: 0, count: frames * bins)
+        var means = [Double](repeating: 0, count: frames)
+        for frame in 0..<frames {
+            var sum = 0.0
+            for bin in 0..<bins {
+                let index = frame * bins + bin
+                let value = 10 * log10(spectrum.real[index] * spectrum.real[index] + spectrum.imaginary[index] * spectrum.imaginary[index] + 1)
+                power[index] = value
+                sum += value
+            }
+            means[frame] = sum / Double(bins)
+        }
+        let reference = Self.percentile(means, 0.95)
+        let features = power.map { Float(($0 - reference) / 20) }
+        var chances = [Float](repeating: 0, count: frames * bins)
+        // Frames in blocks, so each row of weights is read once per block rather than once per frame.
+        let block = 16
+        for first in stride(from: 0, to: frames, by: block) {
+            let count = min(block, frames - first)
+            let input = contextWindows(features, frames: frames, from: first, count: count)
+            let hidden1 = Self.layer(input, rows: count, inputs: (2 * context + 1) * bins, weights: w1, biases: b1, outputs: hidden, relu: true)
+            let hidden2 = Self.layer(hidden1, rows: count, inputs: hidden, weights: w2, biases: b2, outputs: hidden, relu: true)
+            let logits = Self.layer(hidden2, rows: count, inputs: hidden, weights: w3, biases: b3, outputs: bins, relu: false)
+            for (index, logit) in logits.enumerated() {
+                chances[first * bins + index] = 1 / (1 + exp(-max(-30, min(30, logit))))
+            }
+        }
+        return chances
+    }
+
+    /// For frames `from..<from + count`, the features of each frame and `context` frames either
+    /// side (the first and last frames repeated past the ends), one row per frame.
+    func contextWindows(_ features: [Float], frames: Int, from: Int, count: Int) -> [Float] {
+        var rows = [Float]()
+        rows.reserveCapacity(count * (2 * context + 1) * bins)
+        for frame in from..<from + count {
+            for offset in -context...context {
+                let source = max(0, min(frames - 1, frame + offset))
+                rows.append(contentsOf: features[source * bins..<(source + 1) * bins])
+            }
+        }
+        return rows
+    }
+
+    /// `rows` inputs times `weights` plus `biases`, optionally through a ReLU.
+    static func layer(_ input: [Float], rows: Int, inputs: Int, weights: [Float], biases: [Float], outputs: Int, relu: Bool) -> [Float] {
+        var result = [Float](repeating: 0, count: rows * outputs)
+        input.withUnsafeBufferPointer { x in
+            weights.withUnsafeBufferPointer { w in
+                result.withUnsafeMutableBufferPointer { y in
+                    for row in 0..<rows {
+                        for output in 0..<outputs { y[row * outputs + output] = biases[output] }
+                    }
+                    for i in 0..<inputs {
+                        let weightRow = w.baseAddress! + i * outputs
+                        for row in 0..<rows {
+                            let value = x[row * inputs + i]
+                            if value == 0 { continue }
+                            let out = y.baseAddress! + row * outputs
+                            for output in 0..<outputs { out[output] += value * weightRow[output] }
+                        }
+                    }
+                    if relu { for index in 0..<rows * outputs where y[index] < 0 { y[index] = 0 } }
+                }
+            }
+        }
+        return result
+    }
+
+    /// The `fraction` percentile of `values`, interpolated linearly between neighbours (numpy's default).
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        let sorted = values.sorted()
+        let position = fraction * Double(sorted.count - 1)
+        let lower = Int(position.rounded(.down)), upper = min(sorted.count - 1, lower + 1)
+        return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - Double(lower))
+    }
+}

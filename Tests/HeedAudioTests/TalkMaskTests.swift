@@ -1,0 +1,86 @@
+import Foundation
+import HeedTestSupport
+import Testing
+@testable import HeedAudio
+
+/// The learned mask for background talk: the weights Heed ships, on a real mix of a command
+/// over babble, against what the script that trained them computes.
+@Suite struct TalkMaskTests {
+    static let weights = Fixtures.root.appendingPathComponent("Models/talk-mask.weights")
+    static let golden = Fixtures.root.appendingPathComponent("Tests/Golden")
+
+    func samples(_ name: String) throws -> [Int16] {
+        PCM.int16(from: try WAVFile(contentsOf: Self.golden.appendingPathComponent(name)).samples)
+    }
+
+    /// Power of `samples` in dB (full scale about 90), as the recognizer measures frames.
+    func level(_ samples: ArraySlice<Int16>) -> Double {
+        10 * log10(samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count) + 1)
+    }
+
+    /// "cancel" said over six-voice babble at 12 dB (the builtins suite's cancel-en-130.wav as
+    /// `heed test --noise babble --snr 12` mixes it), masked at floor 0.1 by
+    /// `scripts/talk-mask.py` with the same weights: Swift's STFT, network and overlap-add must
+    /// give the same audio, within rounding of float32 against float64.
+    @Test func matchesTheTrainingScriptSampleForSample() throws {
+        let mask = try TalkMask(contentsOf: Self.weights)
+        let input = try samples("cancel-babble-12dB.wav")
+        let expected = try samples("cancel-babble-12dB-masked-0.1.wav")
+        let masked = try #require(mask.masked(input[...], floors: [0.1]).first)
+        #expect(masked.count == input.count)
+        let differences = zip(masked, expected).map { abs(Int($0) - Int($1)) }
+        let rms = (differences.reduce(0.0) { $0 + Double($1 * $1) } / Double(differences.count)).squareRoot()
+        #expect(rms < 1, "RMS difference \(rms) from the script's output")
+        #expect(differences.max()! <= 8, "largest difference \(differences.max()!) from the script's output")
+    }
+
+    /// The babble before and after the command goes down by well over 10 dB; the command itself
+    /// keeps its level within 2 dB (the script's output: -20, -18 and -0.7 dB).
+    @Test func turnsTheVoicesBehindDownAndKeepsTheCommand() throws {
+        let mask = try TalkMask(contentsOf: Self.weights)
+        let input = try samples("cancel-babble-12dB.wav")
+        let masked = try #require(mask.masked(input[...], floors: [0.1]).first)
+        let second = 16_000
+        for (name, stretch) in [("babble before", 0..<second * 35 / 100), ("babble after", second * 15 / 10..<second * 21 / 10)] {
+            let drop = level(input[stretch]) - level(masked[stretch])
+            #expect(drop > 12, "\(name): \(drop) dB down")
+        }
+        let command = second / 2..<second * 12 / 10
+        let change = level(input[command]) - level(masked[command])
+        #expect(abs(change) < 2, "the command changed by \(change) dB")
+    }
+
+    /// At floor 1 nothing is turned down: the analysis and overlap-add give back the input.
+    @Test func floorOneGivesBackTheInput() throws {
+        let mask = try TalkMask(contentsOf: Self.weights)
+        let input = try samples("cancel-babble-12dB.wav")
+        let copies = mask.masked(input[...], floors: [1, 0.1])
+        #expect(copies.count == 2)
+        let worst = zip(copies[0], input).map { abs(Int($0) - Int($1)) }.max()!
+        #expect(worst <= 1, "largest difference \(worst)")
+        #expect(copies[1] != input)
+        #expect(mask.masked([][...], floors: [0.1]) == [[]])
+    }
+
+    /// A file that is not the weights, or is cut short, is named with its problem.
+    @Test func unusableWeightsAreExplained() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let full = try Data(contentsOf: Self.weights)
+        let cases: [(String, Data, String)] = [
+            ("text.weights", Data("not weights at all, just some text".utf8), "no HEEDTMK1 header"),
+            ("short.weights", full.prefix(full.count - 4), "truncated"),
+            ("empty.weights", Data(), "no HEEDTMK1 header"),
+        ]
+        for (name, data, problem) in cases {
+            let url = directory.appendingPathComponent(name)
+            try data.write(to: url)
+            #expect {
+                try TalkMask(contentsOf: url)
+            } throws: { error in
+                let description = (error as? TalkMask.LoadError)?.description ?? ""
+                return description.hasPrefix(url.path + ": ") && description.contains(problem)
+            }
+        }
+        #expect(throws: TalkMask.LoadError.self) { try TalkMask(contentsOf: directory.appendingPathComponent("missing.weights")) }
+    }
+}
