@@ -92,6 +92,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The talk mask's weights (default: Models/talk-mask.weights beside heed, made by scripts/talk-mask.py).", valueName: "FILE", visibility: .hidden))
     var talkMaskWeights: String?
 
+    @Option(help: ArgumentHelp("The talk mask's floors, the gain of a bin it hears as background: one decode each, all must agree (default 0.1,0.3).", valueName: "G,G...", visibility: .hidden), transform: RunSuites.numbers)
+    var talkMaskFloors: [Double]?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -147,6 +150,9 @@ struct TuningOptions: ParsableArguments {
         if let forcedChoiceConfidence, !(0...1).contains(forcedChoiceConfidence) { throw ValidationError("--forced-choice-confidence must be between 0 and 1") }
         for (name, value) in [("--max-active-hmms", maxActiveHmms), ("--noisy-max-active-hmms", noisyMaxActiveHmms)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 (no cap) or more") }
+        }
+        if let talkMaskFloors, talkMaskFloors.isEmpty || !talkMaskFloors.allSatisfy({ (0...1).contains($0) }) {
+            throw ValidationError("--talk-mask-floors takes one or more gains between 0 and 1")
         }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
@@ -238,7 +244,11 @@ struct TuningOptions: ParsableArguments {
             Terminal.error("\(url.path): no such file (the talk mask's weights)")
             throw ExitCode(66)
         }
-        do { return BackgroundTalkMask(mask: try TalkMask(contentsOf: url)) } catch {
+        do {
+            var talk = BackgroundTalkMask(mask: try TalkMask(contentsOf: url))
+            if let talkMaskFloors { talk.floors = talkMaskFloors }
+            return talk
+        } catch {
             Terminal.error(error.description)
             throw ExitCode(65)
         }

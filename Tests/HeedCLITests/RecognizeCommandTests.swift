@@ -47,6 +47,8 @@ import Testing
         (["--noisy-max-active-hmms=-5"], "--noisy-max-active-hmms must be 0 (no cap) or more"),
         (["--forced-choice-margin", "101"], "--forced-choice-margin must be between 0 (off) and 100"),
         (["--forced-choice-confidence", "1.2"], "--forced-choice-confidence must be between 0 and 1"),
+        (["--talk-mask-floors", "0.1,1.5"], "--talk-mask-floors takes one or more gains between 0 and 1"),
+        (["--talk-mask", "maybe"], "The value 'maybe' is invalid for '--talk-mask <on|off>'"),
     ])
     func badTuningOptionIsAUsageError(options: [String], message: String) throws {
         let result = try CLI.run(["recognize"] + options + ["Audio/demo/stop.wav"])
@@ -146,6 +148,31 @@ import Testing
         let result = try CLI.run(["recognize", "--grammar", "/nonexistent.gram", "Audio/demo/stop.wav"])
         #expect(result.status == 78)
         #expect(result.stderr == "heed: cannot read grammar /nonexistent.gram\n")
+    }
+
+    /// "cancel" over six-voice babble at 12 dB (Tests/Golden): the default front end hears no
+    /// command; through the talk mask, which heed finds in Models/ by itself, both masked copies
+    /// hear "cancel".
+    @Test func commandOverBackgroundTalkIsHeardThroughTheTalkMask() throws {
+        let file = "Tests/Golden/cancel-babble-12dB.wav"
+        let masked = try CLI.run(["recognize", "--json", file])
+        #expect(masked.status == 0, "\(masked.stderr)")
+        let heard = try masked.stdout.split(separator: "\n").map(json)
+        #expect(heard.map { $0["intent"] as? String } == ["cancel"], "\(masked.stdout)")
+        let plain = try CLI.run(["recognize", "--json", "--talk-mask", "off", file])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try plain.stdout.split(separator: "\n").map(json).allSatisfy { $0["understood"] as? Bool == false }, "\(plain.stdout)")
+    }
+
+    /// Weights that are missing or are not weights end the command with the file and the problem.
+    @Test func unusableTalkMaskWeightsAreExplained() throws {
+        let missing = try CLI.run(["recognize", "--talk-mask-weights", "nowhere.weights", "Audio/demo/stop.wav"])
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("nowhere.weights: no such file (the talk mask's weights)"), "\(missing.stderr)")
+        let notWeights = try CLI.run(["recognize", "--talk-mask-weights", "README.md", "Audio/demo/stop.wav"])
+        #expect(notWeights.status == 65)
+        #expect(notWeights.stderr.contains("README.md: not a talk mask weights file (no HEEDTMK1 header)"), "\(notWeights.stderr)")
+        #expect(missing.stdout.isEmpty && notWeights.stdout.isEmpty)
     }
 }
 
