@@ -153,6 +153,9 @@ def loudest_quarter_power(x):
 def run(*command):
     subprocess.run(command, check=True)
 
+# Every sox call takes -D: sox dithers 16-bit output at random by default, and the data would then
+# differ by a sample step or two from run to run, and the trained weights with them.
+
 
 def make_data(directory, seed):
     rng = random.Random(776 + seed)  # seed 1 draws the data BENCHMARKS measured
@@ -164,7 +167,7 @@ def make_data(directory, seed):
             for _ in range(6):
                 voice = rng.choice(BASES) + rng.choice(VARIANTS)
                 run("espeak-ng", "-v", voice, "-s", str(rng.randrange(120, 190)), "-w", f"{tmp}/u.wav", sentence)
-                run("sox", "-q", f"{tmp}/u.wav", "-r", str(SR), "-c", "1", "-b", "16",
+                run("sox", "-q", "-D", f"{tmp}/u.wav", "-r", str(SR), "-c", "1", "-b", "16",
                     f"{directory}/utterances/u{count:04d}.wav",
                     "pad", f"0.{rng.randrange(3, 9)}", f"0.{rng.randrange(3, 9)}", "norm", f"-{rng.randrange(3, 13)}")
                 count += 1
@@ -175,11 +178,11 @@ def make_data(directory, seed):
                 first = (track * 6 + talker) % len(PASSAGES)
                 text = " ".join(PASSAGES[(first + k) % len(PASSAGES)] for k in (0, 3, 5))
                 run("espeak-ng", "-v", voice, "-s", str(rng.randrange(130, 180)), "-w", f"{tmp}/v.wav", text)
-                run("sox", "-q", f"{tmp}/v.wav", "-r", str(SR), "-c", "1", f"{tmp}/r{talker}.wav",
+                run("sox", "-q", "-D", f"{tmp}/v.wav", "-r", str(SR), "-c", "1", f"{tmp}/r{talker}.wav",
                     "pad", f"0.{rng.randrange(10)}", "repeat", "4", "trim", "0", "60")
                 parts.append(f"{tmp}/r{talker}.wav")
-            run("sox", "-q", "-m", *parts, f"{tmp}/b.wav")
-            run("sox", "-q", f"{tmp}/b.wav", "-r", str(SR), "-c", "1", "-b", "16",
+            run("sox", "-q", "-D", "-m", *parts, f"{tmp}/b.wav")
+            run("sox", "-q", "-D", f"{tmp}/b.wav", "-r", str(SR), "-c", "1", "-b", "16",
                 f"{directory}/babble/b{track}.wav", "norm", "-3")
 
 
