@@ -262,7 +262,9 @@ public struct UtteranceStream {
     /// result the copies agree on (`CommandRecognizer.agreed`).
     private func decodeThroughTalkMask(_ raw: ArraySlice<Int16>, startSample: Int, _ talk: BackgroundTalkMask) throws(HeedError) -> Utterance? {
         var results: [Utterance?] = []
-        for copy in talk.mask.masked(raw, floors: talk.floors) {
+        let copies: [[Int16]]
+        do { copies = try talk.mask.masked(raw, floors: talk.floors) } catch { throw HeedError(.configuration, error.description) }
+        for copy in copies {
             let (samples, noisy, steady) = prepared(copy[...], denoised: { denoisedAlone(copy) })
             results.append(try recognizer.decodeUtterance(samples, startSample: startSample, noisy: noisy, steadyNoise: steady,
                                                           quietFloored: { noisy ? nil : quietFloored(copy[...]) }))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A learned mask that keeps the voice in front and turns down background talk.
 ///
@@ -9,15 +10,22 @@ import Foundation
 /// each bin is kept at `floor + (1 - floor) × chance` of its level. Trained by
 /// `scripts/talk-mask.py` on espeak-ng voices over six-voice babble (neither the suites' voices
 /// nor their babble), weights in `Models/talk-mask.weights`. About 0.6 M multiply-adds per 10 ms.
-public struct TalkMask: Sendable {
+public final class TalkMask: Sendable {
     /// Samples per analysis frame, samples between frames, and frames either side the network sees.
     public let frameLength: Int, hop: Int, context: Int
     let bins: Int, hidden: Int
-    /// Layer weights, row-major (inputs × outputs), and biases.
-    let w1: [Float], b1: [Float], w2: [Float], b2: [Float], w3: [Float], b3: [Float]
+    let url: URL
+    /// The network, read from `url` the first time it is needed: most audio never reaches the
+    /// mask, and its 2.4 MB would otherwise count in every run's memory.
+    private let loaded = Mutex<Network?>(nil)
     /// The analysis and synthesis window: a periodic Hann window, as the script's.
     let window: [Double]
     let fft: FFT
+
+    /// Layer weights, row-major (inputs × outputs), and biases.
+    struct Network {
+        let w1: [Float], b1: [Float], w2: [Float], b2: [Float], w3: [Float], b3: [Float]
+    }
 
     /// Why a weights file could not be used.
     public struct LoadError: Error, CustomStringConvertible, Sendable {
@@ -27,56 +35,92 @@ public struct TalkMask: Sendable {
     }
 
     static let magic = Array("HEEDTMK1".utf8)
+    static let headerLength = 28
 
-    /// Reads weights written by `scripts/talk-mask.py export`.
+    /// Checks a weights file written by `scripts/talk-mask.py export`: its header, and that it
+    /// holds exactly the weights the header's sizes call for. The weights are read on first use.
     public init(contentsOf url: URL) throws(LoadError) {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw LoadError(path: url.path, problem: "cannot read the talk mask's weights: \((error as NSError).localizedDescription)")
+        func fail(_ problem: String) -> LoadError { LoadError(path: url.path, problem: problem) }
+        let header: [UInt8], size: Int
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            header = [UInt8](try handle.read(upToCount: Self.headerLength) ?? Data())
+            size = Int(try handle.seekToEnd())
+        } catch {
+            throw fail("cannot read the talk mask's weights: \((error as NSError).localizedDescription)")
         }
-        do { try self.init(data: data) } catch { throw LoadError(path: url.path, problem: error.problem) }
-    }
-
-    public init(data: Data) throws(LoadError) {
-        let bytes = [UInt8](data)
-        func fail(_ problem: String) -> LoadError { LoadError(path: "talk mask", problem: problem) }
-        guard bytes.count >= 28, Array(bytes[0..<8]) == Self.magic else { throw fail("not a talk mask weights file (no HEEDTMK1 header)") }
-        let header = (0..<5).map { index in
-            (0..<4).reduce(0) { $0 | Int(bytes[8 + index * 4 + $1]) << (8 * $1) }
+        guard header.count == Self.headerLength, Array(header[0..<8]) == Self.magic else {
+            throw fail("not a talk mask weights file (no HEEDTMK1 header)")
         }
-        let (frame, hop, context, hidden, bins) = (header[0], header[1], header[2], header[3], header[4])
+        let fields = (0..<5).map { index in (0..<4).reduce(0) { $0 | Int(header[8 + index * 4 + $1]) << (8 * $1) } }
+        let (frame, hop, context, hidden, bins) = (fields[0], fields[1], fields[2], fields[3], fields[4])
         guard frame > 0, frame & (frame - 1) == 0, frame <= 4096, bins == frame / 2 + 1, hop > 0, hop <= frame,
               (0...10).contains(context), (1...4096).contains(hidden) else {
             throw fail("unusable sizes: frame \(frame), hop \(hop), context \(context), hidden \(hidden), bins \(bins)")
         }
-        let inputs = (2 * context + 1) * bins
-        let sizes = [inputs * hidden, hidden, hidden * hidden, hidden, hidden * bins, bins]
-        guard bytes.count == 28 + 4 * sizes.reduce(0, +) else {
-            throw fail("\(bytes.count) bytes where the header's sizes need \(28 + 4 * sizes.reduce(0, +)) (truncated?)")
-        }
-        var offset = 28
-        let arrays = sizes.map { count -> [Float] in
-            defer { offset += 4 * count }
-            return (0..<count).map { index in
-                let at = offset + 4 * index
-                return Float(bitPattern: UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24)
-            }
-        }
-        guard arrays.allSatisfy({ $0.allSatisfy(\.isFinite) }) else { throw fail("a weight is not a finite number") }
-        (frameLength, self.hop, self.context, self.hidden, self.bins) = (frame, hop, context, hidden, bins)
-        (w1, b1, w2, b2, w3, b3) = (arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5])
+        (frameLength, self.hop, self.context, self.hidden, self.bins, self.url) = (frame, hop, context, hidden, bins, url)
+        let expected = Self.headerLength + 4 * Self.layerSizes(context: context, bins: bins, hidden: hidden).reduce(0, +)
+        guard size == expected else { throw fail("\(size) bytes where the header's sizes need \(expected) (truncated?)") }
         window = (0..<frame).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(frame)) }
         fft = FFT(size: frame)
     }
 
+    /// How many numbers each of W1, b1, W2, b2, W3, b3 holds.
+    private static func layerSizes(context: Int, bins: Int, hidden: Int) -> [Int] {
+        let inputs = (2 * context + 1) * bins
+        return [inputs * hidden, hidden, hidden * hidden, hidden, hidden * bins, bins]
+    }
+
+    /// The network, read now if it was not yet. Reads in pieces, so no more than one piece is
+    /// held twice.
+    func network() throws(LoadError) -> Network {
+        try loaded.withLock { (network: inout Network?) throws(LoadError) -> Network in
+            if let network { return network }
+            func fail(_ problem: String) -> LoadError { LoadError(path: url.path, problem: problem) }
+            var arrays: [[Float]] = []
+            do {
+                let handle = try FileHandle(forReadingFrom: url)
+                defer { try? handle.close() }
+                try handle.seek(toOffset: UInt64(Self.headerLength))
+                for count in Self.layerSizes(context: context, bins: bins, hidden: hidden) {
+                    var values = [Float]()
+                    values.reserveCapacity(count)
+                    while values.count < count {
+                        let piece = min(65_536, count - values.count)
+                        guard let data = try handle.read(upToCount: 4 * piece), data.count == 4 * piece else {
+                            throw fail("the file ended while reading the talk mask's weights (was it changed meanwhile?)")
+                        }
+                        data.withUnsafeBytes { bytes in
+                            for index in 0..<piece {
+                                values.append(Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))))
+                            }
+                        }
+                    }
+                    guard values.allSatisfy(\.isFinite) else { throw fail("a weight is not a finite number") }
+                    arrays.append(values)
+                }
+            } catch let error as LoadError {
+                throw error
+            } catch {
+                throw fail("cannot read the talk mask's weights: \((error as NSError).localizedDescription)")
+            }
+            let read = Network(w1: arrays[0], b1: arrays[1], w2: arrays[2], b2: arrays[3], w3: arrays[4], b3: arrays[5])
+            network = read
+            return read
+        }
+    }
+
     /// `samples` masked once for each of `floors` (the gain, 0...1, where the network hears only
     /// background): the spectrum and the network run once for all of them.
-    public func masked(_ samples: ArraySlice<Int16>, floors: [Double]) -> [[Int16]] {
+    /// The first call reads the weights, and throws if they can no longer be read.
+    public func masked(_ samples: ArraySlice<Int16>, floors: [Double]) throws(LoadError) -> [[Int16]] {
         guard !samples.isEmpty else { return floors.map { _ in [] } }
+        let network = try network()
         let spectrum = analyse(samples)
-        let chances = speechChances(spectrum)
+        let chances = speechChances(spectrum, network)
         return floors.map { floor in
-            synthesise(spectrum, gains: chances.map { Double(floor) + (1 - floor) * Double($0) }, count: samples.count)
+            synthesise(spectrum, gains: chances.map { floor + (1 - floor) * Double($0) }, count: samples.count)
         }
     }
 
@@ -136,7 +180,7 @@ public struct TalkMask: Sendable {
     }
 
     /// Each bin's chance that the voice in front outweighs the rest, frame by frame.
-    func speechChances(_ spectrum: Spectrum) -> [Float] {
+    func speechChances(_ spectrum: Spectrum, _ network: Network) -> [Float] {
         let frames = spectrum.frames
         // Log power relative to the loud frames (the 95th percentile of frame means), over 20 dB:
         // the network sees levels relative to the voice, not absolute ones.
@@ -160,9 +204,9 @@ public struct TalkMask: Sendable {
         for first in stride(from: 0, to: frames, by: block) {
             let count = min(block, frames - first)
             let input = contextWindows(features, frames: frames, from: first, count: count)
-            let hidden1 = Self.layer(input, rows: count, inputs: (2 * context + 1) * bins, weights: w1, biases: b1, outputs: hidden, relu: true)
-            let hidden2 = Self.layer(hidden1, rows: count, inputs: hidden, weights: w2, biases: b2, outputs: hidden, relu: true)
-            let logits = Self.layer(hidden2, rows: count, inputs: hidden, weights: w3, biases: b3, outputs: bins, relu: false)
+            let hidden1 = Self.layer(input, rows: count, inputs: (2 * context + 1) * bins, weights: network.w1, biases: network.b1, outputs: hidden, relu: true)
+            let hidden2 = Self.layer(hidden1, rows: count, inputs: hidden, weights: network.w2, biases: network.b2, outputs: hidden, relu: true)
+            let logits = Self.layer(hidden2, rows: count, inputs: hidden, weights: network.w3, biases: network.b3, outputs: bins, relu: false)
             for (index, logit) in logits.enumerated() {
                 chances[first * bins + index] = 1 / (1 + exp(-max(-30, min(30, logit))))
             }

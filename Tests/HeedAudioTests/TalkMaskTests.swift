@@ -26,7 +26,7 @@ import Testing
         let mask = try TalkMask(contentsOf: Self.weights)
         let input = try samples("cancel-babble-12dB.wav")
         let expected = try samples("cancel-babble-12dB-masked-0.1.wav")
-        let masked = try #require(mask.masked(input[...], floors: [0.1]).first)
+        let masked = try #require(try mask.masked(input[...], floors: [0.1]).first)
         #expect(masked.count == input.count)
         let differences = zip(masked, expected).map { abs(Int($0) - Int($1)) }
         let rms = (differences.reduce(0.0) { $0 + Double($1 * $1) } / Double(differences.count)).squareRoot()
@@ -39,7 +39,7 @@ import Testing
     @Test func turnsTheVoicesBehindDownAndKeepsTheCommand() throws {
         let mask = try TalkMask(contentsOf: Self.weights)
         let input = try samples("cancel-babble-12dB.wav")
-        let masked = try #require(mask.masked(input[...], floors: [0.1]).first)
+        let masked = try #require(try mask.masked(input[...], floors: [0.1]).first)
         let second = 16_000
         for (name, stretch) in [("babble before", 0..<second * 35 / 100), ("babble after", second * 15 / 10..<second * 21 / 10)] {
             let drop = level(input[stretch]) - level(masked[stretch])
@@ -54,12 +54,12 @@ import Testing
     @Test func floorOneGivesBackTheInput() throws {
         let mask = try TalkMask(contentsOf: Self.weights)
         let input = try samples("cancel-babble-12dB.wav")
-        let copies = mask.masked(input[...], floors: [1, 0.1])
+        let copies = try mask.masked(input[...], floors: [1, 0.1])
         #expect(copies.count == 2)
         let worst = zip(copies[0], input).map { abs(Int($0) - Int($1)) }.max()!
         #expect(worst <= 1, "largest difference \(worst)")
         #expect(copies[1] != input)
-        #expect(mask.masked([][...], floors: [0.1]) == [[]])
+        #expect(try mask.masked([][...], floors: [0.1]) == [[]])
     }
 
     /// A file that is not the weights, or is cut short, is named with its problem.
@@ -82,5 +82,21 @@ import Testing
             }
         }
         #expect(throws: TalkMask.LoadError.self) { try TalkMask(contentsOf: directory.appendingPathComponent("missing.weights")) }
+    }
+
+    /// The weights are read when first needed; a weight that is not a number is found then, and
+    /// named, rather than masking audio with it.
+    @Test func aWeightThatIsNotANumberIsFoundOnFirstUse() throws {
+        var bytes = [UInt8](try Data(contentsOf: Self.weights))
+        let nan = Float.nan.bitPattern
+        for index in 0..<4 { bytes[28 + 4 * 1000 + index] = UInt8((nan >> (8 * UInt32(index))) & 0xff) }
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("nan.weights")
+        try Data(bytes).write(to: url)
+        let mask = try TalkMask(contentsOf: url)
+        #expect {
+            try mask.masked(try samples("cancel-babble-12dB.wav")[...], floors: [0.1])
+        } throws: { error in
+            (error as? TalkMask.LoadError)?.description == url.path + ": a weight is not a finite number"
+        }
     }
 }
