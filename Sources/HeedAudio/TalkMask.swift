@@ -120,47 +120,54 @@ public final class TalkMask: Sendable {
         let spectrum = analyse(samples)
         let chances = speechChances(spectrum, network)
         return floors.map { floor in
-            synthesise(spectrum, gains: chances.map { floor + (1 - floor) * Double($0) }, count: samples.count)
+            synthesise(spectrum, chances: chances, floor: floor, count: samples.count)
         }
     }
 
     /// A short-time spectrum: `frames` rows of `bins` complex values.
     struct Spectrum {
-        var real: [Double], imaginary: [Double]
+        // Float: a 3 s utterance's spectrum is then 0.6 MB rather than 1.2.
+        var real: [Float], imaginary: [Float]
         let frames: Int, paddedLength: Int
     }
 
     /// The spectrum of `samples` zero-padded by a frame either side, a frame every `hop` samples.
     func analyse(_ samples: ArraySlice<Int16>) -> Spectrum {
-        let padded = [Double](repeating: 0, count: frameLength) + samples.map(Double.init) + [Double](repeating: 0, count: frameLength)
-        let frames = (padded.count - frameLength) / hop + 1
+        // Sample `index` of the padded signal, without building it (memory: see BENCHMARKS).
+        let paddedLength = samples.count + 2 * frameLength
+        func padded(_ index: Int) -> Double {
+            let at = index - frameLength
+            return at >= 0 && at < samples.count ? Double(samples[samples.startIndex + at]) : 0
+        }
+        let frames = (paddedLength - frameLength) / hop + 1
         var spectrum = Spectrum(real: .init(repeating: 0, count: frames * bins), imaginary: .init(repeating: 0, count: frames * bins),
-                                frames: frames, paddedLength: padded.count)
+                                frames: frames, paddedLength: paddedLength)
         var real = [Double](repeating: 0, count: frameLength), imaginary = real
         for frame in 0..<frames {
             for index in 0..<frameLength {
-                real[index] = padded[frame * hop + index] * window[index]
+                real[index] = padded(frame * hop + index) * window[index]
                 imaginary[index] = 0
             }
             fft.transform(&real, &imaginary)
             for bin in 0..<bins {
-                spectrum.real[frame * bins + bin] = real[bin]
-                spectrum.imaginary[frame * bins + bin] = imaginary[bin]
+                spectrum.real[frame * bins + bin] = Float(real[bin])
+                spectrum.imaginary[frame * bins + bin] = Float(imaginary[bin])
             }
         }
         return spectrum
     }
 
-    /// The weighted overlap-add of `spectrum` scaled bin by bin by `gains`, without the padding.
-    func synthesise(_ spectrum: Spectrum, gains: [Double], count: Int) -> [Int16] {
+    /// The weighted overlap-add of `spectrum`, each bin scaled by `floor + (1 - floor) × chance`,
+    /// without the padding.
+    func synthesise(_ spectrum: Spectrum, chances: [Float], floor: Double, count: Int) -> [Int16] {
         var out = [Double](repeating: 0, count: spectrum.paddedLength), weight = out
         var real = [Double](repeating: 0, count: frameLength), imaginary = real
         for frame in 0..<spectrum.frames {
             // The full conjugate-symmetric spectrum of a real frame.
             for bin in 0..<bins {
-                let gain = gains[frame * bins + bin]
-                real[bin] = spectrum.real[frame * bins + bin] * gain
-                imaginary[bin] = spectrum.imaginary[frame * bins + bin] * gain
+                let gain = floor + (1 - floor) * Double(chances[frame * bins + bin])
+                real[bin] = Double(spectrum.real[frame * bins + bin]) * gain
+                imaginary[bin] = Double(spectrum.imaginary[frame * bins + bin]) * gain
             }
             imaginary[0] = 0
             imaginary[bins - 1] = 0
@@ -184,20 +191,21 @@ public final class TalkMask: Sendable {
         let frames = spectrum.frames
         // Log power relative to the loud frames (the 95th percentile of frame means), over 20 dB:
         // the network sees levels relative to the voice, not absolute ones.
-        var power = [Double](repeating: 0, count: frames * bins)
+        var features = [Float](repeating: 0, count: frames * bins)
         var means = [Double](repeating: 0, count: frames)
         for frame in 0..<frames {
             var sum = 0.0
             for bin in 0..<bins {
                 let index = frame * bins + bin
-                let value = 10 * log10(spectrum.real[index] * spectrum.real[index] + spectrum.imaginary[index] * spectrum.imaginary[index] + 1)
-                power[index] = value
+                let real = Double(spectrum.real[index]), imaginary = Double(spectrum.imaginary[index])
+                let value = 10 * log10(real * real + imaginary * imaginary + 1)
+                features[index] = Float(value)
                 sum += value
             }
             means[frame] = sum / Double(bins)
         }
         let reference = Self.percentile(means, 0.95)
-        let features = power.map { Float(($0 - reference) / 20) }
+        for index in features.indices { features[index] = Float((Double(features[index]) - reference) / 20) }
         var chances = [Float](repeating: 0, count: frames * bins)
         // Frames in blocks, so each row of weights is read once per block rather than once per frame.
         let block = 16
