@@ -31,12 +31,14 @@ struct RunSuites: ParsableCommand {
             the rates per condition; --plot draws them.
 
             Exit 0 when, in every condition, every expectation holds, or acceptance is at least \
-            --min-accept and false acceptance at most --max-false-accept; 1 otherwise.
+            --min-accept and false acceptance at most --max-false-accept, and (with --baseline) \
+            no file that passed in the earlier report fails now; 1 otherwise.
 
             Examples:
               heed test Audio/builtins Audio/coffee
               heed test Audio/coffee --min-accept 0.85 --junit report.xml
               heed test Audio/builtins --noise Audio/noise/babble.wav --snr 24,12,6 --plot snr.svg
+              heed test Audio/coffee --json before.json; heed test Audio/coffee --baseline before.json
             """
     )
 
@@ -75,6 +77,9 @@ struct RunSuites: ParsableCommand {
 
     @Option(help: ArgumentHelp("Write the whole report as JSON.", valueName: "FILE"))
     var json: String?
+
+    @Option(help: ArgumentHelp("Compare with an earlier run's --json report, file for file: list the files that now fail, now pass, or fail differently. A file that passed there and fails now makes the run fail.", valueName: "FILE.json"))
+    var baseline: String?
 
     @Option(help: ArgumentHelp("Write a JUnit XML report (one test case per file and condition).", valueName: "FILE"))
     var junit: String?
@@ -122,6 +127,8 @@ struct RunSuites: ParsableCommand {
     }
 
     func run() throws {
+        // Read before the run: a baseline that cannot be compared against should not cost a sweep first.
+        let earlier = try baseline.map(BaselineReport.load)
         let authorization = try appOptions.speechRecognitionAuthorization()
         var conditions: [SuiteCondition] = noClean ? [] : [.clean]
         for path in noise { conditions += snr.map { .noise(Self.noiseName(path), snr: $0) } }
@@ -148,6 +155,8 @@ struct RunSuites: ParsableCommand {
             throw error.exit()
         }
         print(TestReportText.render(report), terminator: "")
+        let comparison = earlier.map { TestReportComparison.compare(report, with: $0, named: baseline ?? "") }
+        if let comparison { print(comparison.text, terminator: "") }
         do {
             if let json { try TestReportJSON.render(report).write(to: URL(fileURLWithPath: json), atomically: true, encoding: .utf8) }
             if let junit { try TestReportJUnit.render(report).write(to: URL(fileURLWithPath: junit), atomically: true, encoding: .utf8) }
@@ -162,7 +171,7 @@ struct RunSuites: ParsableCommand {
             guard minAccept != nil || maxFalseAccept != nil else { return false }
             return scores.acceptance >= (minAccept ?? 1) && scores.falseAcceptance <= (maxFalseAccept ?? 1)
         }
-        if !passed { throw ExitCode(1) }
+        if !passed || (comparison?.regressions ?? 0) > 0 { throw ExitCode(1) }
     }
 }
 

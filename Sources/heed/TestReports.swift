@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Heed
 
@@ -26,7 +27,7 @@ enum TestReportText {
             out += summary(report.scores(condition: index)) + "\n"
         }
         if !report.conditions.isEmpty {
-            out += confusionTable(report.confusion(condition: 0))
+            out += confusionTable(report.confusion(condition: 0), condition: report.conditions[0].description)
             out += slowest(report, condition: 0)
         }
         if report.conditions.count > 1 { out += sweepTable(report) }
@@ -57,13 +58,13 @@ enum TestReportText {
         return "\(tenths / 10).\(tenths % 10)"
     }
 
-    static func confusionTable(_ table: [String: [String: Int]]) -> String {
+    static func confusionTable(_ table: [String: [String: Int]], condition: String) -> String {
         guard !table.isEmpty else { return "" }
         let rows = table.keys.sorted(by: labelOrder)
         let columns = Set(table.values.flatMap(\.keys)).union(rows).sorted(by: labelOrder)
         let width = max(6, columns.map(\.count).max() ?? 0) + 1
         let first = max(10, rows.map(\.count).max() ?? 0) + 3
-        var out = "confusion, expected (rows) against understood (columns), clean:\n"
+        var out = "confusion, expected (rows) against understood (columns), \(condition):\n"
         out += pad("", first) + columns.map { padLeft($0, width) }.joined() + "\n"
         for row in rows {
             out += pad("  " + row, first) + columns.map { padLeft(table[row]?[$0].map(String.init) ?? ".", width) }.joined() + "\n"
@@ -318,5 +319,112 @@ enum TestReportPlot {
             svg += "<text x=\"\(f(width - right + 45))\" y=\"\(f(legendY + 4))\">\(TestReportJUnit.escape(line.name))</text>\n"
         }
         return svg + "</svg>\n"
+    }
+}
+
+/// An earlier `--json` report, as far as `--baseline` reads it: each file's verdict per condition.
+struct BaselineReport: Decodable {
+    struct Condition: Decodable {
+        let name: String
+        let results: [Result]
+    }
+    struct Result: Decodable {
+        let suite: String
+        let file: String
+        let verdict: String
+        let reason: String?
+    }
+    let conditions: [Condition]
+
+    /// Reads `path`, or says in one line why it cannot be compared against (exit 66: cannot be
+    /// opened; 65: not a report that `heed test --json` wrote).
+    static func load(_ path: String) throws -> BaselineReport {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            Terminal.error("\(path): " + (!exists ? "no such file" : isDirectory.boolValue ? "is a directory" : "cannot be read") + " (the baseline)")
+            throw ExitCode(66)
+        }
+        do { return try JSONDecoder().decode(BaselineReport.self, from: data) } catch {
+            Terminal.error("\(path): not a report written by `heed test --json` (\(Self.describe(error)))")
+            throw ExitCode(65)
+        }
+    }
+
+    private static func describe(_ error: Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context)?:
+            return "no \"\(key.stringValue)\"" + (context.codingPath.isEmpty ? "" : " in " + path(context.codingPath))
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
+            return "unexpected value at " + path(context.codingPath)
+        case .dataCorrupted?:
+            return "not valid JSON"
+        default:
+            return error.localizedDescription
+        }
+    }
+
+    private static func path(_ keys: [CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
+    }
+}
+
+/// This run against an earlier one (`--baseline`), file for file in each condition both have:
+/// which files now fail that passed (regressions), which now pass, and which failed both times
+/// with a different result.
+enum TestReportComparison {
+    struct Outcome {
+        var text: String
+        var regressions: Int
+    }
+
+    static func compare(_ report: SuiteReport, with baseline: BaselineReport, named name: String) -> Outcome {
+        var out = "== against the baseline \(name)\n"
+        var regressions = 0
+        let before = Dictionary(baseline.conditions.map { ($0.name, $0.results) }, uniquingKeysWith: { first, _ in first })
+        for (index, condition) in report.conditions.enumerated() {
+            let results = report.results.filter { $0.condition == index }
+            guard let earlier = before[condition.description] else {
+                out += "\(condition): not in the baseline\n"
+                continue
+            }
+            let earlierByFile = Dictionary(earlier.map { ("\($0.suite)/\($0.file)", $0) }, uniquingKeysWith: { first, _ in first })
+            var lines: [String] = []
+            var passedBefore = 0, passedNow = 0, compared = 0, nowPass = 0, nowFail = 0
+            for result in results {
+                let entry = report.entry(of: result)
+                guard let was = earlierByFile["\(report.suites[result.suite].name)/\(entry.file)"] else { continue }
+                compared += 1
+                let label = TestReportText.label(result, in: report)
+                let wasPassed = was.verdict == "passed"
+                if wasPassed { passedBefore += 1 }
+                switch report.verdict(of: result) {
+                case .passed:
+                    passedNow += 1
+                    if !wasPassed { nowPass += 1; lines.append("  now passes  \(label) (before: \(was.reason ?? was.verdict))") }
+                case .failed(let why), .error(let why):
+                    if wasPassed {
+                        nowFail += 1
+                        lines.append("  now fails   \(label): \(why) (passed before)")
+                    } else if was.reason != why {
+                        lines.append("  changed     \(label): \(why) (before: \(shortened(was.reason ?? was.verdict, after: why)))")
+                    }
+                }
+            }
+            regressions += nowFail
+            var summary = "\(condition): passed \(passedBefore) -> \(passedNow) of \(compared) files in both"
+            summary += lines.isEmpty ? ", no file changed" : ", \(nowPass) now pass, \(nowFail) now fail"
+            if compared < results.count { summary += "; \(results.count - compared) files not in the baseline" }
+            out += summary + "\n" + lines.map { $0 + "\n" }.joined()
+        }
+        return Outcome(text: out, regressions: regressions)
+    }
+
+    /// An earlier reason without the expectation it shares with `now` ("expected stop, got start"
+    /// after "expected stop, got done" reads "got start").
+    static func shortened(_ earlier: String, after now: String) -> String {
+        guard let cut = now.range(of: ", got "), earlier.hasPrefix(now[..<cut.upperBound]) else { return earlier }
+        return "got " + earlier.dropFirst(now.distance(from: now.startIndex, to: cut.upperBound))
     }
 }

@@ -45,6 +45,51 @@ import Testing
         let results = try #require(condition["results"] as? [[String: Any]])
         #expect(results.count == 36)
         #expect(results.filter { $0["verdict"] as? String == "failed" }.count == 2)
+
+        // The same run against itself: nothing changed, so the floor alone decides.
+        let same = try CLI.run(["test", "Audio/coffee", "--baseline", json.path, "--min-accept", "0.9"])
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(same.stdout.contains("== against the baseline \(json.path)\nclean: passed 34 -> 34 of 36 files in both, no file changed\n"))
+
+        // A baseline in which one of today's failures passed, one of today's passes failed, and the
+        // other failure failed differently: one regression, which fails the run despite the floor.
+        var doctored = results
+        let order = "expected orderDrink(drink=hot chocolate, milk=whole milk, size=extra large)"
+        for index in doctored.indices {
+            switch doctored[index]["file"] as? String {
+            case "addShot-07-en_m3.wav": doctored[index]["verdict"] = "passed"; doctored[index]["reason"] = nil
+            case "howLong-10-en-us.wav": doctored[index]["verdict"] = "failed"; doctored[index]["reason"] = "expected howLong, got nothing understood"
+            case "orderDrink-05-en_m3.wav": doctored[index]["reason"] = "\(order), got nothing understood"
+            default: break
+            }
+        }
+        var conditionBefore = condition
+        conditionBefore["results"] = doctored
+        let baseline = dir.appendingPathComponent("baseline.json")
+        try JSONSerialization.data(withJSONObject: ["conditions": [conditionBefore]]).write(to: baseline)
+        let compared = try CLI.run(["test", "Audio/coffee", "--baseline", baseline.path, "--min-accept", "0.9"])
+        #expect(compared.status == 1, "\(compared.stderr)")
+        #expect(compared.stdout.contains("clean: passed 34 -> 34 of 36 files in both, 1 now pass, 1 now fail\n"))
+        #expect(compared.stdout.contains("  now fails   coffee/addShot-07-en_m3.wav: expected addShot, got orderDrink(drink=latte, size=extra large) (passed before)\n"))
+        #expect(compared.stdout.contains("  now passes  coffee/howLong-10-en-us.wav (before: expected howLong, got nothing understood)\n"))
+        #expect(compared.stdout.contains("  changed     coffee/orderDrink-05-en_m3.wav: \(order), got orderDrink(drink=hot chocolate, milk=oat milk, size=extra large) (before: got nothing understood)\n"))
+    }
+
+    /// A baseline that cannot be compared against is refused before anything is decoded.
+    @Test func aBaselineThatIsNotAReportIsRefusedInOneLine() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let missing = try CLI.run(["test", "Audio/coffee", "--baseline", dir.appendingPathComponent("none.json").path])
+        #expect(missing.status == 66)
+        #expect(missing.stderr == "heed: \(dir.appendingPathComponent("none.json").path): no such file (the baseline)\n")
+        let yaml = try CLI.run(["test", "Audio/coffee", "--baseline", "Audio/coffee/suite.yml"])
+        #expect(yaml.status == 65)
+        #expect(yaml.stderr == "heed: Audio/coffee/suite.yml: not a report written by `heed test --json` (not valid JSON)\n")
+        let partial = dir.appendingPathComponent("partial.json")
+        try Data(#"{"conditions": [{"name": "clean"}]}"#.utf8).write(to: partial)
+        let short = try CLI.run(["test", "Audio/coffee", "--baseline", partial.path])
+        #expect(short.status == 65)
+        #expect(short.stderr.contains("(no \"results\" in conditions[0])"), "\(short.stderr)")
+        #expect(short.stdout.isEmpty)
     }
 
     /// Confidence describes the command the decoder chose. In noise the N-best list sometimes
