@@ -94,6 +94,10 @@ public struct RecognizerOptions: Sendable {
     /// when its masked copies agree (nil: never; see `BackgroundTalkMask`). Off in the library by
     /// default, since its weights are a file (`Models/talk-mask.weights`); `heed` loads them.
     public var backgroundTalkMask: BackgroundTalkMask?
+    /// Noisy utterances in steady noise are decoded through a learned mask, and taken only when
+    /// its masked copies agree (nil: never; see `SteadyNoiseMask`). Off in the library by default,
+    /// since its weights are a file (`Models/steady-mask.weights`); `heed` loads them.
+    public var steadyNoiseMask: SteadyNoiseMask?
     /// Adapt the acoustic model's Gaussians to the steady noise of a noisy utterance before decoding
     /// it (nil: never; see `NoiseAdaptation`). Measured with WebRTC's suppressor and the masking
     /// floor (BENCHMARKS.md, "Adapting the model to the noise"): pink noise at 6 dB 249 -> 297 of

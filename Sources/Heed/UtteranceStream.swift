@@ -33,7 +33,9 @@ public struct UtteranceStream {
     /// holds, the result is ready the moment the endpoint is confirmed. The same audio against the
     /// same grammar: the result is the one decoding at the endpoint would give.
     private let decodesAhead: Bool
-    private var decodedAhead: (end: Int, grammar: Int, utterance: Utterance?, noisy: Bool)?
+    /// `final`: false when the decode will differ at the end (the steady-noise mask then hears
+    /// the trailing silence too), so it is done again.
+    private var decodedAhead: (end: Int, grammar: Int, utterance: Utterance?, noisy: Bool, final: Bool)?
     /// Where the last utterance ended: the next one starts no earlier, even while the samples
     /// before are still kept (`unheard`).
     private var lastEnd = 0
@@ -126,8 +128,8 @@ public struct UtteranceStream {
                     events += try converse(at: now) { $0.tick(at: now) }
                 }
                 if decodesAhead, let start = utteranceStart, let end = endpointer.tentativeEnd, decodedAhead?.end != end {
-                    let (ahead, noisy, _) = try decodeAudio(start..<end)
-                    decodedAhead = (end, recognizer.grammarGeneration, ahead, noisy)
+                    let (ahead, noisy, _, masked) = try decodeAudio(start..<end)
+                    decodedAhead = (end, recognizer.grammarGeneration, ahead, noisy, !masked)
                     continue  // a partial of the same audio would say nothing new
                 }
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
@@ -144,7 +146,8 @@ public struct UtteranceStream {
             // Keep only what the next utterance may need: its onset is confirmed `minSpeech`
             // after it begins, and it starts `preRoll` before that; and, until the gap has
             // passed, the last utterance when it may still be rejoined (`unheard`).
-            let keep = Int((configuration.preRoll + configuration.minSpeech) * Double(recognizer.sampleRate)) + 2 * frameLength
+            let keep = max(Int((configuration.preRoll + configuration.minSpeech) * Double(recognizer.sampleRate)) + 2 * frameLength,
+                           recognizer.options.steadyNoiseMask == nil ? 0 : noiseContextSamples)
             if let kept = unheard, endpointed - kept.upperBound > keep + rejoinGapSamples { unheard = nil }
             trimHistory(before: min(endpointed - keep, unheard?.lowerBound ?? .max))
         }
@@ -206,10 +209,10 @@ public struct UtteranceStream {
         var utterance: Utterance?
         let noisy: Bool
         var decoded: ArraySlice<Int16>?
-        if let ahead = decodedAhead, ahead.end == end, ahead.grammar == recognizer.grammarGeneration {
+        if let ahead = decodedAhead, ahead.end == end, ahead.grammar == recognizer.grammarGeneration, ahead.final {
             (utterance, noisy) = (ahead.utterance, ahead.noisy)
         } else {
-            (utterance, noisy, decoded) = try decodeAudio(start..<end)
+            (utterance, noisy, decoded, _) = try decodeAudio(start..<end)
         }
         let earlier = unheard
         unheard = nil
@@ -226,6 +229,9 @@ public struct UtteranceStream {
         return utterance
     }
 
+    /// How much audio before an utterance the steady-noise mask hears (1 s), when the history holds it.
+    private var noiseContextSamples: Int { recognizer.sampleRate }
+
     private var rejoinGapSamples: Int { Int((recognizer.options.rejoinGap ?? 0) * Double(recognizer.sampleRate)) }
 
     /// The utterance `earlier` (noisy, not understood) and the one after it whose speech begins at
@@ -237,7 +243,7 @@ public struct UtteranceStream {
         guard recognizer.options.rejoinGap != nil, onset - earlier.upperBound <= rejoinGapSamples,
               (conversation?.expectation ?? .command) == .command,
               Double(end - earlier.lowerBound) <= endpointer.configuration.maxUtterance * Double(recognizer.sampleRate) else { return nil }
-        let (joined, noisy, _) = try decodeAudio(earlier.lowerBound..<end)
+        let (joined, noisy, _, _) = try decodeAudio(earlier.lowerBound..<end)
         guard noisy, let joined, joined.understood else { return nil }
         let rate = Double(recognizer.sampleRate)
         return joined.start < Double(earlier.upperBound) / rate && joined.end > Double(onset) / rate ? joined : nil
@@ -246,24 +252,37 @@ public struct UtteranceStream {
     /// The utterance in the stream's samples in `range`, whether they are noisy, and the samples
     /// as decoded (`audio`); clean ones with the quiet floor at hand for a second opinion.
     /// Noisy samples over background talk are decoded through the talk mask instead
-    /// (`RecognizerOptions.backgroundTalkMask`).
-    private func decodeAudio(_ range: Range<Int>) throws(HeedError) -> (utterance: Utterance?, noisy: Bool, samples: ArraySlice<Int16>) {
+    /// (`RecognizerOptions.backgroundTalkMask`), and those in steady noise through the steady
+    /// noise mask (`steadyNoiseMask`; `steadyMasked`).
+    private func decodeAudio(_ range: Range<Int>) throws(HeedError) -> (utterance: Utterance?, noisy: Bool, samples: ArraySlice<Int16>, steadyMasked: Bool) {
         let (samples, noisy, steady) = audio(range)
         if noisy, !steady, let talk = recognizer.options.backgroundTalkMask, recognizer.isOverBackgroundTalk(raw(range)) {
-            return (try decodeThroughTalkMask(raw(range), startSample: range.lowerBound, talk), true, samples)
+            return (try decodeThroughMask(raw(range), startSample: range.lowerBound, talk.mask, floors: talk.floors), true, samples, false)
+        }
+        if noisy, steady, let steadyNoise = recognizer.options.steadyNoiseMask {
+            // The mask judges each bin against its noise floor: it hears the noise before the
+            // utterance too, as far as the history holds it, and only the utterance is decoded,
+            // with the audio the endpointer heard after it (its trailing silence, 0.1 s past the
+            // end it reports, in a file as live): hearing the noise, it ends an utterance on a
+            // weak last consonant that the masked audio keeps (BENCHMARKS.md).
+            let heard = max(historyStart, range.lowerBound - noiseContextSamples)..<max(range.upperBound, min(position, endpointed))
+            return (try decodeThroughMask(raw(heard), startSample: range.lowerBound, steadyNoise.mask, floors: steadyNoise.floors,
+                                          dropping: range.lowerBound - heard.lowerBound), true, samples, true)
         }
         let utterance = try recognizer.decodeUtterance(samples, startSample: range.lowerBound, noisy: noisy, steadyNoise: steady,
                                                        quietFloored: { noisy ? nil : quietFloored(raw(range)) })
-        return (utterance, noisy, samples)
+        return (utterance, noisy, samples, false)
     }
 
-    /// The utterance in `raw` decoded once per masked copy (`BackgroundTalkMask.floors`), each
-    /// copy judged and prepared as any audio is (`prepared`), with a suppressor of its own; the
-    /// result the copies agree on (`CommandRecognizer.agreed`).
-    private func decodeThroughTalkMask(_ raw: ArraySlice<Int16>, startSample: Int, _ talk: BackgroundTalkMask) throws(HeedError) -> Utterance? {
+    /// The utterance in `raw` decoded once per masked copy (one per floor), each copy judged and
+    /// prepared as any audio is (`prepared`), with a suppressor of its own; the result the copies
+    /// agree on (`CommandRecognizer.agreed`).
+    /// `dropping` samples at the start are masked but not decoded.
+    private func decodeThroughMask(_ raw: ArraySlice<Int16>, startSample: Int, _ mask: TalkMask, floors: [Double],
+                                   dropping: Int = 0) throws(HeedError) -> Utterance? {
         var results: [Utterance?] = []
         let copies: [[Int16]]
-        do { copies = try talk.mask.masked(raw, floors: talk.floors) } catch { throw HeedError(.configuration, error.description) }
+        do { copies = try mask.masked(raw, floors: floors).map { Array($0.dropFirst(dropping)) } } catch { throw HeedError(.configuration, error.description) }
         for copy in copies {
             let (samples, noisy, steady) = prepared(copy[...], denoised: { denoisedAlone(copy) })
             results.append(try recognizer.decodeUtterance(samples, startSample: startSample, noisy: noisy, steadyNoise: steady,

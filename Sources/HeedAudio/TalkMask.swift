@@ -10,10 +10,16 @@ import Synchronization
 /// each bin is kept at `floor + (1 - floor) × chance` of its level. Trained by
 /// `scripts/talk-mask.py` on espeak-ng voices over six-voice babble (neither the suites' voices
 /// nor their babble), weights in `Models/talk-mask.weights`. About 0.6 M multiply-adds per 10 ms.
+///
+/// The same network, trained by `scripts/steady-mask.py` on steady noises instead, is the steady
+/// noise mask (`Models/steady-mask.weights`): it also sees each bin's noise floor, the
+/// utterance's quietest tenth of frames there (`noiseFloorInput`).
 public final class TalkMask: Sendable {
     /// Samples per analysis frame, samples between frames, and frames either side the network sees.
     public let frameLength: Int, hop: Int, context: Int
     let bins: Int, hidden: Int
+    /// Whether the network's input ends with each bin's noise floor (a HEEDTMK2 file).
+    let noiseFloorInput: Bool
     let url: URL
     /// The network, read from `url` the first time it is needed: most audio never reaches the
     /// mask, and its 2.4 MB would otherwise count in every run's memory.
@@ -35,9 +41,10 @@ public final class TalkMask: Sendable {
     }
 
     static let magic = Array("HEEDTMK1".utf8)
-    static let headerLength = 28
+    /// Version 2 adds a sixth field: 1 when the input ends with the noise floor.
+    static let magicWithNoiseFloor = Array("HEEDTMK2".utf8)
 
-    /// Checks a weights file written by `scripts/talk-mask.py export`: its header, and that it
+    /// Checks a weights file written by `scripts/talk-mask.py export` (or `steady-mask.py`'s): its header, and that it
     /// holds exactly the weights the header's sizes call for. The weights are read on first use.
     public init(contentsOf url: URL) throws(LoadError) {
         func fail(_ problem: String) -> LoadError { LoadError(path: url.path, problem: problem) }
@@ -45,31 +52,41 @@ public final class TalkMask: Sendable {
         do {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
-            header = [UInt8](try handle.read(upToCount: Self.headerLength) ?? Data())
+            header = [UInt8](try handle.read(upToCount: 32) ?? Data())
             size = Int(try handle.seekToEnd())
         } catch {
             throw fail("cannot read the talk mask's weights: \((error as NSError).localizedDescription)")
         }
-        guard header.count == Self.headerLength, Array(header[0..<8]) == Self.magic else {
-            throw fail("not a talk mask weights file (no HEEDTMK1 header)")
+        let magic = Array(header.prefix(8))
+        guard magic == Self.magic || magic == Self.magicWithNoiseFloor else {
+            throw fail("not a talk mask weights file (no HEEDTMK1 or HEEDTMK2 header)")
         }
-        let fields = (0..<5).map { index in (0..<4).reduce(0) { $0 | Int(header[8 + index * 4 + $1]) << (8 * $1) } }
+        let fieldCount = magic == Self.magic ? 5 : 6
+        guard header.count >= 8 + 4 * fieldCount else { throw fail("the header is cut short (truncated?)") }
+        let fields = (0..<fieldCount).map { index in (0..<4).reduce(0) { $0 | Int(header[8 + index * 4 + $1]) << (8 * $1) } }
         let (frame, hop, context, hidden, bins) = (fields[0], fields[1], fields[2], fields[3], fields[4])
+        let floorField = fieldCount == 6 ? fields[5] : 0
         guard frame > 0, frame & (frame - 1) == 0, frame <= 4096, bins == frame / 2 + 1, hop > 0, hop <= frame,
-              (0...10).contains(context), (1...4096).contains(hidden) else {
+              (0...10).contains(context), (1...4096).contains(hidden), (0...1).contains(floorField) else {
             throw fail("unusable sizes: frame \(frame), hop \(hop), context \(context), hidden \(hidden), bins \(bins)")
         }
         (frameLength, self.hop, self.context, self.hidden, self.bins, self.url) = (frame, hop, context, hidden, bins, url)
-        let expected = Self.headerLength + 4 * Self.layerSizes(context: context, bins: bins, hidden: hidden).reduce(0, +)
+        (noiseFloorInput, headerLength) = (floorField == 1, 8 + 4 * fieldCount)
+        let inputs = (2 * context + 1 + floorField) * bins
+        let expected = headerLength + 4 * Self.layerSizes(inputs: inputs, bins: bins, hidden: hidden).reduce(0, +)
         guard size == expected else { throw fail("\(size) bytes where the header's sizes need \(expected) (truncated?)") }
         window = (0..<frame).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(frame)) }
         fft = FFT(size: frame)
     }
 
+    /// Bytes before the weights.
+    let headerLength: Int
+    /// Numbers in one frame's input: its log spectrum and its neighbours', then the noise floor.
+    var inputs: Int { (2 * context + 1 + (noiseFloorInput ? 1 : 0)) * bins }
+
     /// How many numbers each of W1, b1, W2, b2, W3, b3 holds.
-    private static func layerSizes(context: Int, bins: Int, hidden: Int) -> [Int] {
-        let inputs = (2 * context + 1) * bins
-        return [inputs * hidden, hidden, hidden * hidden, hidden, hidden * bins, bins]
+    private static func layerSizes(inputs: Int, bins: Int, hidden: Int) -> [Int] {
+        [inputs * hidden, hidden, hidden * hidden, hidden, hidden * bins, bins]
     }
 
     /// The network, read now if it was not yet. Reads in pieces, so no more than one piece is
@@ -82,8 +99,8 @@ public final class TalkMask: Sendable {
             do {
                 let handle = try FileHandle(forReadingFrom: url)
                 defer { try? handle.close() }
-                try handle.seek(toOffset: UInt64(Self.headerLength))
-                for count in Self.layerSizes(context: context, bins: bins, hidden: hidden) {
+                try handle.seek(toOffset: UInt64(headerLength))
+                for count in Self.layerSizes(inputs: inputs, bins: bins, hidden: hidden) {
                     var values = [Float]()
                     values.reserveCapacity(count)
                     while values.count < count {
@@ -206,13 +223,16 @@ public final class TalkMask: Sendable {
         }
         let reference = Self.percentile(means, 0.95)
         for index in features.indices { features[index] = Float((Double(features[index]) - reference) / 20) }
+        let noiseFloor = noiseFloorInput ? (0..<bins).map { bin in
+            Float(Self.percentile((0..<frames).map { Double(features[$0 * bins + bin]) }, 0.1))
+        } : []
         var chances = [Float](repeating: 0, count: frames * bins)
         // Frames in blocks, so each row of weights is read once per block rather than once per frame.
         let block = 16
         for first in stride(from: 0, to: frames, by: block) {
             let count = min(block, frames - first)
-            let input = contextWindows(features, frames: frames, from: first, count: count)
-            let hidden1 = Self.layer(input, rows: count, inputs: (2 * context + 1) * bins, weights: network.w1, biases: network.b1, outputs: hidden, relu: true)
+            let input = contextWindows(features, frames: frames, from: first, count: count, then: noiseFloor)
+            let hidden1 = Self.layer(input, rows: count, inputs: inputs, weights: network.w1, biases: network.b1, outputs: hidden, relu: true)
             let hidden2 = Self.layer(hidden1, rows: count, inputs: hidden, weights: network.w2, biases: network.b2, outputs: hidden, relu: true)
             let logits = Self.layer(hidden2, rows: count, inputs: hidden, weights: network.w3, biases: network.b3, outputs: bins, relu: false)
             for (index, logit) in logits.enumerated() {
@@ -223,15 +243,16 @@ public final class TalkMask: Sendable {
     }
 
     /// For frames `from..<from + count`, the features of each frame and `context` frames either
-    /// side (the first and last frames repeated past the ends), one row per frame.
-    func contextWindows(_ features: [Float], frames: Int, from: Int, count: Int) -> [Float] {
+    /// side (the first and last frames repeated past the ends), then `extra`, one row per frame.
+    func contextWindows(_ features: [Float], frames: Int, from: Int, count: Int, then extra: [Float] = []) -> [Float] {
         var rows = [Float]()
-        rows.reserveCapacity(count * (2 * context + 1) * bins)
+        rows.reserveCapacity(count * ((2 * context + 1) * bins + extra.count))
         for frame in from..<from + count {
             for offset in -context...context {
                 let source = max(0, min(frames - 1, frame + offset))
                 rows.append(contentsOf: features[source * bins..<(source + 1) * bins])
             }
+            rows.append(contentsOf: extra)
         }
         return rows
     }

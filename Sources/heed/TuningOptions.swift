@@ -95,6 +95,15 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The talk mask's floors, the gain of a bin it hears as background: one decode each, all must agree (default 0.1,0.3).", valueName: "G,G...", visibility: .hidden), transform: RunSuites.numbers)
     var talkMaskFloors: [Double]?
 
+    @Option(help: ArgumentHelp("Decode a noisy utterance in steady noise (fans, traffic, hum) through a learned mask that keeps the bins where the voice outweighs the noise, twice, and take it only when both decodes agree (default off: it gains commands in pink noise at 6 dB but takes one more non-command there; weights: Models/steady-mask.weights).", valueName: "on|off"))
+    var steadyMask: Switch?
+
+    @Option(help: ArgumentHelp("The steady-noise mask's weights (default: Models/steady-mask.weights beside heed, made by scripts/steady-mask.py).", valueName: "FILE", visibility: .hidden))
+    var steadyMaskWeights: String?
+
+    @Option(help: ArgumentHelp("The steady-noise mask's floors, the gain of a bin it hears as noise: one decode each, all must agree (default 0.1,0.3).", valueName: "G,G...", visibility: .hidden), transform: RunSuites.numbers)
+    var steadyMaskFloors: [Double]?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -107,7 +116,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for utterances heard through noise (default: no cap); 0 means no cap.", valueName: "N"))
     var noisyMaxActiveHmms: Int?
 
-    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground, of two pieces together, of the commands alone or with a burst ignored, no talk mask, one garbage penalty for all (for comparison).")
+    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground, of two pieces together, of the commands alone or with a burst ignored, no talk or steady-noise mask, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
     @Flag(help: ArgumentHelp("Score frames with PocketSphinx's own Gaussian evaluation instead of Heed's interleaved one (the same scores, slower; for comparison). It reports no score offsets, so verification then compares fits on two scales, as before Heed's scorer kept them.", visibility: .hidden))
@@ -151,6 +160,9 @@ struct TuningOptions: ParsableArguments {
         for (name, value) in [("--max-active-hmms", maxActiveHmms), ("--noisy-max-active-hmms", noisyMaxActiveHmms)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 (no cap) or more") }
         }
+        if let steadyMaskFloors, steadyMaskFloors.isEmpty || !steadyMaskFloors.allSatisfy({ (0...1).contains($0) }) {
+            throw ValidationError("--steady-mask-floors takes gains between 0 and 1")
+        }
         if let talkMaskFloors, talkMaskFloors.isEmpty || !talkMaskFloors.allSatisfy({ (0...1).contains($0) }) {
             throw ValidationError("--talk-mask-floors takes one or more gains between 0 and 1")
         }
@@ -179,7 +191,22 @@ struct TuningOptions: ParsableArguments {
             options.forcedChoiceMarginPerFrame = nil
             options.masksBursts = false
         }
-        if talkMask != .off && !noFrontEnd { options.backgroundTalkMask = try backgroundTalkMask() }
+        if talkMask != .off && !noFrontEnd {
+            options.backgroundTalkMask = try learnedMask(BackgroundTalkMask.modelFileName, weights: talkMaskWeights, required: talkMask == .on,
+                                                         what: "the talk mask", option: "--talk-mask-weights", without: "background talk").map {
+                var talk = BackgroundTalkMask(mask: $0)
+                if let talkMaskFloors { talk.floors = talkMaskFloors }
+                return talk
+            }
+        }
+        if steadyMask == .on && !noFrontEnd {
+            options.steadyNoiseMask = try learnedMask(SteadyNoiseMask.modelFileName, weights: steadyMaskWeights, required: steadyMask == .on,
+                                                      what: "the steady-noise mask", option: "--steady-mask-weights", without: "steady noise").map {
+                var steady = SteadyNoiseMask(mask: $0)
+                if let steadyMaskFloors { steady.floors = steadyMaskFloors }
+                return steady
+            }
+        }
         if let foregroundWordMargin { options.foregroundWordMarginDB = foregroundWordMargin > 0 ? foregroundWordMargin : nil }
         if let verifyMargin {
             options.verificationMarginPerFrame = verifyMargin > 0 ? verifyMargin : nil
@@ -222,32 +249,30 @@ struct TuningOptions: ParsableArguments {
         return options
     }
 
-    /// The talk mask from --talk-mask-weights or Models/; a file that cannot be used ends the
-    /// command (66 missing, 65 not weights). When heed's own is not found, decoding goes on
-    /// without it, and says so.
-    private func backgroundTalkMask() throws -> BackgroundTalkMask? {
+    /// A learned mask's weights from `weights` (its hidden option) or `Models/NAME`; a file that
+    /// cannot be used ends the command (66 missing, 65 not weights). When heed's own is not
+    /// found, decoding goes on without it and says so, unless the mask was asked for (`required`).
+    private func learnedMask(_ name: String, weights: String?, required: Bool, what: String, option: String, without: String) throws -> TalkMask? {
         let url: URL
-        if let talkMaskWeights {
-            url = URL(fileURLWithPath: talkMaskWeights)
-        } else if let own = AppOptions.ownModelFile(BackgroundTalkMask.modelFileName) {
+        if let weights {
+            url = URL(fileURLWithPath: weights)
+        } else if let own = AppOptions.ownModelFile(name) {
             url = own
         } else {
-            let problem = "Models/\(BackgroundTalkMask.modelFileName) was not found beside heed"
-            guard talkMask != .on else {
-                Terminal.error("\(problem); pass --talk-mask-weights FILE")
+            let problem = "Models/\(name) was not found beside heed"
+            guard !required else {
+                Terminal.error("\(problem); pass \(option) FILE")
                 throw ExitCode(66)
             }
-            Terminal.error("warning: \(problem): background talk is decoded without the talk mask")
+            Terminal.error("warning: \(problem): \(without) is decoded without \(what)")
             return nil
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
-            Terminal.error("\(url.path): no such file (the talk mask's weights)")
+            Terminal.error("\(url.path): no such file (\(what)'s weights)")
             throw ExitCode(66)
         }
         do {
-            var talk = BackgroundTalkMask(mask: try TalkMask(contentsOf: url))
-            if let talkMaskFloors { talk.floors = talkMaskFloors }
-            return talk
+            return try TalkMask(contentsOf: url)
         } catch {
             Terminal.error(error.description)
             throw ExitCode(65)

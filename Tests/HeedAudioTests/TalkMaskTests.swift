@@ -34,6 +34,28 @@ import Testing
         #expect(differences.max()! <= 8, "largest difference \(differences.max()!) from the script's output")
     }
 
+    /// The steady-noise mask (a HEEDTMK2 file: the network also sees each bin's noise floor) on
+    /// builtins' cancel-en_m3-175.wav in pink noise at 6 dB, as `heed test --noise pink --snr 6`
+    /// mixes it, against `scripts/steady-mask.py`'s output with the same weights at floor 0.1.
+    @Test func steadyNoiseMaskMatchesItsTrainingScriptSampleForSample() throws {
+        let mask = try TalkMask(contentsOf: Fixtures.root.appendingPathComponent("Models/steady-mask.weights"))
+        #expect(mask.noiseFloorInput)
+        #expect(try TalkMask(contentsOf: Self.weights).noiseFloorInput == false)
+        let input = try samples("cancel-pink-6dB.wav")
+        let expected = try samples("cancel-pink-6dB-steady-masked-0.1.wav")
+        let masked = try #require(try mask.masked(input[...], floors: [0.1]).first)
+        #expect(masked.count == input.count)
+        let differences = zip(masked, expected).map { abs(Int($0) - Int($1)) }
+        let rms = (differences.reduce(0.0) { $0 + Double($1 * $1) } / Double(differences.count)).squareRoot()
+        #expect(rms < 1, "RMS difference \(rms) from the script's output")
+        #expect(differences.max()! <= 8, "largest difference \(differences.max()!) from the script's output")
+        // The noise before the command goes down by more than 10 dB; the command keeps its level.
+        let second = 16_000
+        #expect(level(input[0..<second * 4 / 10]) - level(masked[0..<second * 4 / 10]) > 10)
+        let command = second * 52 / 100..<second
+        #expect(abs(level(input[command]) - level(masked[command])) < 3)
+    }
+
     /// The babble before and after the command goes down by well over 10 dB; the command itself
     /// keeps its level within 2 dB (the script's output: -20, -18 and -0.7 dB).
     @Test func turnsTheVoicesBehindDownAndKeepsTheCommand() throws {
@@ -67,9 +89,9 @@ import Testing
         let directory = try Fixtures.temporaryDirectory()
         let full = try Data(contentsOf: Self.weights)
         let cases: [(String, Data, String)] = [
-            ("text.weights", Data("not weights at all, just some text".utf8), "no HEEDTMK1 header"),
+            ("text.weights", Data("not weights at all, just some text".utf8), "no HEEDTMK1 or HEEDTMK2 header"),
             ("short.weights", full.prefix(full.count - 4), "truncated"),
-            ("empty.weights", Data(), "no HEEDTMK1 header"),
+            ("empty.weights", Data(), "no HEEDTMK1 or HEEDTMK2 header"),
         ]
         for (name, data, problem) in cases {
             let url = directory.appendingPathComponent(name)

@@ -307,6 +307,18 @@ import Testing
         #expect(masked.falseAcceptance <= plain.falseAcceptance, "masked \(masked), without \(plain)")
     }
 
+    /// One-word commands in pink noise through the steady-noise mask, both masked copies agreeing
+    /// (BENCHMARKS.md, "A learned mask for steady noise": builtins and coffee in pink at 6 dB,
+    /// 59/90 -> 68/90 commands, 0/42 false either way). Off by default: over all five suites it
+    /// takes one more non-command.
+    @Test func steadyNoiseMaskHearsCommandsThroughPinkNoise() async throws {
+        let arguments = ["Audio/builtins", "Audio/coffee", "--noise", "Audio/noise/pink.wav", "--snr", "6", "--no-clean"]
+        let plain = try #require(try await run(arguments)["pink @ 6 dB"])
+        let masked = try #require(try await run(arguments + ["--steady-mask", "on"])["pink @ 6 dB"])
+        #expect(masked.acceptance >= plain.acceptance + 6.0 / 90, "masked \(masked), without \(plain)")
+        #expect(masked.falseAcceptance <= plain.falseAcceptance, "masked \(masked), without \(plain)")
+    }
+
     /// A burst of clatter after a non-command was decoded as "done"; it has no voiced sound, and
     /// every command has a vowel (BENCHMARKS.md, "Voicing": built-ins in clatter at 12 dB, false
     /// acceptance 8/36 -> 2/36, no command lost).

@@ -1,0 +1,24 @@
+import Foundation
+import HeedAudio
+
+/// How utterances in steady noise (fans, traffic, mains hum) are decoded: through a learned mask
+/// (`TalkMask` with steady-noise weights) that keeps the bins where the voice outweighs the
+/// noise, once for each of `floors`, and taken only when every masked copy hears the same.
+///
+/// The suppressor takes off the noise's average; the mask decides bin by bin, and so keeps a
+/// weak fricative that the suppressor and the masking floor bury (all five suites in pink noise
+/// at 6 dB, 319 -> 362 of 426; BENCHMARKS.md, "A learned mask for steady noise"). One masked
+/// copy lets near misses through, as the talk mask's does; two that must agree do not. Only noisy
+/// utterances whose noise is steady (`CommandRecognizer.isSteadyNoise`) reach it.
+public struct SteadyNoiseMask: Sendable {
+    public var mask: TalkMask
+    /// The gain of a bin the mask hears as noise, one masked copy per floor.
+    public var floors: [Double] = [0.1, 0.3]
+
+    public init(mask: TalkMask) {
+        self.mask = mask
+    }
+
+    /// `Models/steady-mask.weights`, made by `scripts/steady-mask.py` (seed 1).
+    public static let modelFileName = "steady-mask.weights"
+}
