@@ -19,7 +19,6 @@ Needs python3-numpy (and espeak-ng and sox for the data).
 import argparse
 import importlib.util
 import os
-import re
 
 import numpy as np
 
@@ -86,58 +85,7 @@ def train(directory, out, seed, mixes):
     rng = np.random.default_rng(seed)
     x, y = training_set(directory, rng, mixes)
     print(f"{len(x)} frames, {x.shape[1]} inputs, {y.mean():.3f} speech bins", flush=True)
-    inputs, hidden = x.shape[1], 256
-    w = {"W1": (rng.standard_normal((inputs, hidden)) * np.sqrt(2 / inputs)).astype(np.float32), "b1": np.zeros(hidden, np.float32),
-         "W2": (rng.standard_normal((hidden, hidden)) * np.sqrt(2 / hidden)).astype(np.float32), "b2": np.zeros(hidden, np.float32),
-         "W3": (rng.standard_normal((hidden, BINS)) * np.sqrt(1 / hidden)).astype(np.float32), "b3": np.zeros(BINS, np.float32)}
-    first = {k: np.zeros_like(v) for k, v in w.items()}; second = {k: np.zeros_like(v) for k, v in w.items()}
-    rate, b1, b2, step = 1e-3, 0.9, 0.999, 0
-    order = rng.permutation(len(x)); held, used = order[:len(x) // 20], order[len(x) // 20:]
-    for epoch in range(12):
-        rng.shuffle(used)
-        for i in range(0, len(used), 256):
-            batch = used[i:i + 256]
-            h1, h2, p = tm.forward(w, x[batch])
-            dz = (p - y[batch]) / len(batch)
-            g = {"W3": h2.T @ dz, "b3": dz.sum(0)}
-            dh2 = (dz @ w["W3"].T) * (h2 > 0); g["W2"], g["b2"] = h1.T @ dh2, dh2.sum(0)
-            dh1 = (dh2 @ w["W2"].T) * (h1 > 0); g["W1"], g["b1"] = x[batch].T @ dh1, dh1.sum(0)
-            step += 1
-            for k in w:
-                first[k] = b1 * first[k] + (1 - b1) * g[k]; second[k] = b2 * second[k] + (1 - b2) * g[k] ** 2
-                w[k] -= rate * (first[k] / (1 - b1 ** step)) / (np.sqrt(second[k] / (1 - b2 ** step)) + 1e-8)
-        _, _, p = tm.forward(w, x[held])
-        print(f"epoch {epoch}: bins right {np.mean((p > 0.5) == (y[held] > 0.5)):.4f}", flush=True)
-        if epoch == 7: rate /= 3
-    np.savez(out, **w)
-
-def apply(wpath, kept, dst, floor):
-    w = dict(np.load(wpath))
-    for suite in sorted(os.listdir(kept)):
-        for root, _, files in os.walk(os.path.join(kept, suite)):
-            rel = os.path.relpath(root, kept); target = os.path.join(dst, "Audio", rel); os.makedirs(target, exist_ok=True)
-            for name in files:
-                if not name.endswith(".wav"): continue
-                x = tm.read_wav(os.path.join(root, name))
-                S, padded = tm.stft(x)
-                _, _, p = tm.forward(w, features(S))
-                tm.write_wav(os.path.join(target, name), tm.istft(S * (floor + (1 - floor) * p), padded, len(x)))
-        text = open(os.path.join(tm.REPO, "Audio", suite, "suite.yml")).read().replace("../../../shared/", "shared/")
-        text = re.sub(r"^grammar: shared/", "grammar: ../../shared/", text, flags=re.M)
-        open(os.path.join(dst, "Audio", suite, "suite.yml"), "w").write(text)
-    for l, t in (("shared", os.path.join(tm.REPO, "..", "shared")), ("Models", os.path.join(tm.REPO, "Models"))):
-        if not os.path.exists(os.path.join(dst, l)): os.symlink(os.path.abspath(t), os.path.join(dst, l))
-
-
-def export(weights_path, out):
-    """Little-endian: the magic "HEEDTMK2", six uint32 (frame, hop, context, hidden, bins, 1 for
-    the noise floor input), then float32 W1 (inputs x hidden, row-major), b1, W2, b2, W3, b3."""
-    w = dict(np.load(weights_path))
-    with open(out, "wb") as f:
-        f.write(b"HEEDTMK2")
-        f.write(np.array([tm.N, tm.HOP, tm.CTX, w["b1"].shape[0], BINS, 1], dtype="<u4").tobytes())
-        for key in ("W1", "b1", "W2", "b2", "W3", "b3"):
-            f.write(w[key].astype("<f4").tobytes())
+    tm.fit(x, y, rng, out)
 
 
 def main():
@@ -160,9 +108,9 @@ def main():
     if args.command == "train":
         train(args.directory, args.out, args.seed, args.mixes)
     elif args.command == "export":
-        export(args.weights, args.out)
+        tm.export(args.weights, args.out, noise_floor_input=True)
     else:
-        apply(args.weights, args.kept, args.destination, args.floor)
+        tm.apply(args.weights, args.kept, args.destination, args.floor, features=features)
 
 
 if __name__ == "__main__":

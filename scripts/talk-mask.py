@@ -227,6 +227,11 @@ def train(directory, out, seed):
     rng = np.random.default_rng(seed)
     x, y = training_set(directory, rng)
     print(f"{len(x)} frames, {y.mean():.3f} of bins held by the speech", flush=True)
+    fit(x, y, rng, out)
+
+
+def fit(x, y, rng, out):
+    """Trains the network from inputs `x` to masks `y` and saves it to `out` (steady-mask.py too)."""
     inputs, hidden = x.shape[1], 256
     weights = {
         "W1": (rng.standard_normal((inputs, hidden)) * np.sqrt(2 / inputs)).astype(np.float32),
@@ -266,7 +271,7 @@ def train(directory, out, seed):
     np.savez(out, **weights)
 
 
-def apply(weights_path, kept, destination, floor):
+def apply(weights_path, kept, destination, floor, features=features):
     weights = dict(np.load(weights_path))
     # The kept condition's folders named as this repository's suites.
     suites = sorted(d for d in os.listdir(kept)
@@ -293,14 +298,15 @@ def apply(weights_path, kept, destination, floor):
         os.symlink(os.path.join(REPO, "Models"), os.path.join(destination, "Models"))
 
 
-def export(weights_path, out):
+def export(weights_path, out, noise_floor_input=False):
     """Little-endian: the magic "HEEDTMK1", five uint32 (frame, hop, context, hidden, bins), then
-    float32 W1 (inputs x hidden, row-major), b1, W2, b2, W3, b3. TalkMask.swift reads it."""
+    float32 W1 (inputs x hidden, row-major), b1, W2, b2, W3, b3. TalkMask.swift reads it.
+    With the noise floor input (steady-mask.py): "HEEDTMK2" and a sixth uint32, 1."""
     weights = dict(np.load(weights_path))
     hidden = weights["b1"].shape[0]
     with open(out, "wb") as f:
-        f.write(b"HEEDTMK1")
-        f.write(np.array([N, HOP, CTX, hidden, BINS], dtype="<u4").tobytes())
+        f.write(b"HEEDTMK2" if noise_floor_input else b"HEEDTMK1")
+        f.write(np.array([N, HOP, CTX, hidden, BINS] + ([1] if noise_floor_input else []), dtype="<u4").tobytes())
         for key in ("W1", "b1", "W2", "b2", "W3", "b3"):
             f.write(weights[key].astype("<f4").tobytes())
 

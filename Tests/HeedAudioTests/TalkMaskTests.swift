@@ -18,6 +18,15 @@ import Testing
         10 * log10(samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count) + 1)
     }
 
+    /// `masked` against the script's output `expected`: within rounding of float32 against float64.
+    func expectSameAsTheScript(_ masked: [Int16], _ expected: [Int16], input: [Int16]) {
+        #expect(masked.count == input.count)
+        let differences = zip(masked, expected).map { abs(Int($0) - Int($1)) }
+        let rms = (differences.reduce(0.0) { $0 + Double($1 * $1) } / Double(differences.count)).squareRoot()
+        #expect(rms < 1, "RMS difference \(rms) from the script's output")
+        #expect(differences.max()! <= 8, "largest difference \(differences.max()!) from the script's output")
+    }
+
     /// "cancel" said over six-voice babble at 12 dB (the builtins suite's cancel-en-130.wav as
     /// `heed test --noise babble --snr 12` mixes it), masked at floor 0.1 by
     /// `scripts/talk-mask.py` with the same weights: Swift's STFT, network and overlap-add must
@@ -26,12 +35,7 @@ import Testing
         let mask = try TalkMask(contentsOf: Self.weights)
         let input = try samples("cancel-babble-12dB.wav")
         let expected = try samples("cancel-babble-12dB-masked-0.1.wav")
-        let masked = try #require(try mask.masked(input[...], floors: [0.1]).first)
-        #expect(masked.count == input.count)
-        let differences = zip(masked, expected).map { abs(Int($0) - Int($1)) }
-        let rms = (differences.reduce(0.0) { $0 + Double($1 * $1) } / Double(differences.count)).squareRoot()
-        #expect(rms < 1, "RMS difference \(rms) from the script's output")
-        #expect(differences.max()! <= 8, "largest difference \(differences.max()!) from the script's output")
+        expectSameAsTheScript(try #require(try mask.masked(input[...], floors: [0.1]).first), expected, input: input)
     }
 
     /// The steady-noise mask (a HEEDTMK2 file: the network also sees each bin's noise floor) on
@@ -44,11 +48,7 @@ import Testing
         let input = try samples("cancel-pink-6dB.wav")
         let expected = try samples("cancel-pink-6dB-steady-masked-0.1.wav")
         let masked = try #require(try mask.masked(input[...], floors: [0.1]).first)
-        #expect(masked.count == input.count)
-        let differences = zip(masked, expected).map { abs(Int($0) - Int($1)) }
-        let rms = (differences.reduce(0.0) { $0 + Double($1 * $1) } / Double(differences.count)).squareRoot()
-        #expect(rms < 1, "RMS difference \(rms) from the script's output")
-        #expect(differences.max()! <= 8, "largest difference \(differences.max()!) from the script's output")
+        expectSameAsTheScript(masked, expected, input: input)
         // The noise before the command goes down by more than 10 dB; the command keeps its level.
         let second = 16_000
         #expect(level(input[0..<second * 4 / 10]) - level(masked[0..<second * 4 / 10]) > 10)
