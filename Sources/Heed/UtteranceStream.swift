@@ -259,13 +259,13 @@ public struct UtteranceStream {
         if noisy, !steady, let talk = recognizer.options.backgroundTalkMask, recognizer.isOverBackgroundTalk(raw(range)) {
             return (try decodeThroughMask(raw(range), startSample: range.lowerBound, talk.mask, floors: talk.floors), true, samples, false)
         }
-        if noisy, steady, let steadyNoise = recognizer.options.steadyNoiseMask {
-            // The mask judges each bin against its noise floor: it hears the noise before the
-            // utterance too, as far as the history holds it, and only the utterance is decoded,
-            // with the audio the endpointer heard after it (its trailing silence, 0.1 s past the
-            // end it reports, in a file as live): hearing the noise, it ends an utterance on a
-            // weak last consonant that the masked audio keeps (BENCHMARKS.md).
-            let heard = max(historyStart, range.lowerBound - noiseContextSamples)..<max(range.upperBound, min(position, endpointed))
+        // The mask judges each bin against its noise floor: it hears the noise before the
+        // utterance too, as far as the history holds it, and only the utterance is decoded,
+        // with the audio the endpointer heard after it (its trailing silence, 0.1 s past the
+        // end it reports, in a file as live): hearing the noise, it ends an utterance on a
+        // weak last consonant that the masked audio keeps (BENCHMARKS.md).
+        let heard = max(historyStart, range.lowerBound - noiseContextSamples)..<max(range.upperBound, min(position, endpointed))
+        if noisy, steady, let steadyNoise = recognizer.options.steadyNoiseMask, steadyNoise.isFor(raw(heard), sampleRate: recognizer.sampleRate) {
             return (try decodeThroughMask(raw(heard), startSample: range.lowerBound, steadyNoise.mask, floors: steadyNoise.floors,
                                           dropping: range.lowerBound - heard.lowerBound), true, samples, true)
         }

@@ -104,6 +104,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The steady-noise mask's floors, the gain of a bin it hears as noise: one decode each, all must agree (default 0.1,0.3).", valueName: "G,G...", visibility: .hidden), transform: RunSuites.numbers)
     var steadyMaskFloors: [Double]?
 
+    @Option(help: ArgumentHelp("The steady-noise mask leaves noise with less than this share of its power above 1 kHz (brown noise, mains hum) to the suppressor (default 0.3; 0: every steady noise goes through the mask).", valueName: "F", visibility: .hidden))
+    var steadyMaskMinHighBand: Double?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -160,12 +163,12 @@ struct TuningOptions: ParsableArguments {
         for (name, value) in [("--max-active-hmms", maxActiveHmms), ("--noisy-max-active-hmms", noisyMaxActiveHmms)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 (no cap) or more") }
         }
-        if let steadyMaskFloors, steadyMaskFloors.isEmpty || !steadyMaskFloors.allSatisfy({ (0...1).contains($0) }) {
-            throw ValidationError("--steady-mask-floors takes gains between 0 and 1")
+        for (name, floors) in [("--steady-mask-floors", steadyMaskFloors), ("--talk-mask-floors", talkMaskFloors)] {
+            if let floors, floors.isEmpty || !floors.allSatisfy({ (0...1).contains($0) }) {
+                throw ValidationError("\(name) takes one or more gains between 0 and 1")
+            }
         }
-        if let talkMaskFloors, talkMaskFloors.isEmpty || !talkMaskFloors.allSatisfy({ (0...1).contains($0) }) {
-            throw ValidationError("--talk-mask-floors takes one or more gains between 0 and 1")
-        }
+        if let steadyMaskMinHighBand, !(0...1).contains(steadyMaskMinHighBand) { throw ValidationError("--steady-mask-min-high-band must be between 0 and 1") }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
 
@@ -204,6 +207,7 @@ struct TuningOptions: ParsableArguments {
                                                       what: "the steady-noise mask", option: "--steady-mask-weights", without: "steady noise").map {
                 var steady = SteadyNoiseMask(mask: $0)
                 if let steadyMaskFloors { steady.floors = steadyMaskFloors }
+                if let steadyMaskMinHighBand { steady.minShareAbove1kHz = steadyMaskMinHighBand > 0 ? steadyMaskMinHighBand : nil }
                 return steady
             }
         }

@@ -180,6 +180,22 @@ import Testing
         #expect(missing.stderr.contains("nowhere.weights: no such file (the steady-noise mask's weights)"), "\(missing.stderr)")
     }
 
+    /// "stop" in mains hum at 6 dB (Tests/Golden: the builtins suite's stop-en-130.wav as
+    /// `heed test --noise Audio/noise/hum.wav --snr 6` mixes it). Hum lies below 1 kHz, so with
+    /// the steady-noise mask on it is decoded as by default and heard; sent through the mask
+    /// anyway (`--steady-mask-min-high-band 0`), it is lost.
+    @Test func humIsLeftToTheSuppressorWithTheSteadyNoiseMaskOn() throws {
+        let file = "Tests/Golden/stop-hum-6dB.wav"
+        func intents(_ arguments: [String]) throws -> [String?] {
+            let result = try CLI.run(["recognize", "--json"] + arguments + [file])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try result.stdout.split(separator: "\n").map(json).map { $0["intent"] as? String }
+        }
+        #expect(try intents([]) == ["stop"])
+        #expect(try intents(["--steady-mask", "on"]) == ["stop"])
+        #expect(try !intents(["--steady-mask", "on", "--steady-mask-min-high-band", "0"]).contains("stop"))
+    }
+
     /// Weights that are missing or are not weights end the command with the file and the problem.
     @Test func unusableTalkMaskWeightsAreExplained() throws {
         let missing = try CLI.run(["recognize", "--talk-mask-weights", "nowhere.weights", "Audio/demo/stop.wav"])
