@@ -95,7 +95,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The talk mask's floors, the gain of a bin it hears as background: one decode each, all must agree (default 0.1,0.3).", valueName: "G,G...", visibility: .hidden), transform: RunSuites.numbers)
     var talkMaskFloors: [Double]?
 
-    @Option(help: ArgumentHelp("Decode a noisy utterance in steady noise (fans, traffic, hum) through a learned mask that keeps the bins where the voice outweighs the noise, twice, and take it only when both decodes agree (default off: it gains commands in pink noise at 6 dB but takes one more non-command there; weights: Models/steady-mask.weights).", valueName: "on|off"))
+    @Option(help: ArgumentHelp("Decode a noisy utterance in steady broadband noise (a fan, air) through a learned mask that keeps the bins where the voice outweighs the noise, twice, and take it only when both decodes agree (default on; noise mostly below 1 kHz, such as traffic's rumble or mains hum, is left to the suppressor; weights: Models/steady-mask.weights).", valueName: "on|off"))
     var steadyMask: Switch?
 
     @Option(help: ArgumentHelp("The steady-noise mask's weights (default: Models/steady-mask.weights beside heed, made by scripts/steady-mask.py).", valueName: "FILE", visibility: .hidden))
@@ -202,7 +202,7 @@ struct TuningOptions: ParsableArguments {
                 return talk
             }
         }
-        if steadyMask == .on && !noFrontEnd {
+        if steadyMask != .off && !noFrontEnd {
             options.steadyNoiseMask = try learnedMask(SteadyNoiseMask.modelFileName, weights: steadyMaskWeights, required: steadyMask == .on,
                                                       what: "the steady-noise mask", option: "--steady-mask-weights", without: "steady noise").map {
                 var steady = SteadyNoiseMask(mask: $0)
