@@ -34,14 +34,12 @@ public enum NoiseBand {
             spectra.append((power.reduce(0, +), power))
         }
         let quietest = spectra.sorted { $0.energy < $1.energy }.prefix(max(1, Int(Double(spectra.count) * quietestShare)))
+        // The first bins at or above 40 Hz and at or above `frequency`.
         let resolution = Double(sampleRate) / Double(length)
-        var total = 0.0, above = 0.0
-        for spectrum in quietest {
-            for bin in 0..<bins where Double(bin) * resolution >= lowestFrequency {
-                total += spectrum.power[bin]
-                if Double(bin) * resolution >= frequency { above += spectrum.power[bin] }
-            }
-        }
+        let lowest = min(bins, Int((lowestFrequency / resolution).rounded(.up)))
+        let first = min(bins, max(lowest, Int((frequency / resolution).rounded(.up))))
+        let total = quietest.reduce(0.0) { $0 + $1.power[lowest...].reduce(0, +) }
+        let above = quietest.reduce(0.0) { $0 + $1.power[first...].reduce(0, +) }
         return total > 0 ? above / total : nil
     }
 }
