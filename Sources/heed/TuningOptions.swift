@@ -107,6 +107,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The steady-noise mask leaves noise with less than this share of its power above 1 kHz (brown noise, mains hum) to the suppressor (default 0.3; 0: every steady noise goes through the mask).", valueName: "F", visibility: .hidden))
     var steadyMaskMinHighBand: Double?
 
+    @Option(help: ArgumentHelp("Noise below 1 kHz that is not mains hum still goes through the steady-noise mask when the voice stands less than this many dB above it (default 13, between the suites' 10 and 12 dB; 0: never).", valueName: "DB", visibility: .hidden))
+    var steadyMaskLowBandBelowSnr: Double?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -169,6 +172,7 @@ struct TuningOptions: ParsableArguments {
             }
         }
         if let steadyMaskMinHighBand, !(0...1).contains(steadyMaskMinHighBand) { throw ValidationError("--steady-mask-min-high-band must be between 0 and 1") }
+        if let steadyMaskLowBandBelowSnr, !(steadyMaskLowBandBelowSnr >= 0) { throw ValidationError("--steady-mask-low-band-below-snr must be 0 dB or more") }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
     }
 
@@ -208,6 +212,7 @@ struct TuningOptions: ParsableArguments {
                 var steady = SteadyNoiseMask(mask: $0)
                 if let steadyMaskFloors { steady.floors = steadyMaskFloors }
                 if let steadyMaskMinHighBand { steady.minShareAbove1kHz = steadyMaskMinHighBand > 0 ? steadyMaskMinHighBand : nil }
+                if let steadyMaskLowBandBelowSnr { steady.lowBandBelowSNR = steadyMaskLowBandBelowSnr > 0 ? steadyMaskLowBandBelowSnr : nil }
                 return steady
             }
         }

@@ -142,6 +142,9 @@ import Testing
         #expect(try CLI.run(["recognize"]).status == 64)
         #expect(try CLI.run(["recognize", "--min-confidence", "2", "Audio/demo/stop.wav"]).status == 64)
         #expect(try CLI.run(["frobnicate"]).status == 64)
+        let negative = try CLI.run(["recognize", "--steady-mask-low-band-below-snr=-3", "Audio/demo/stop.wav"])
+        #expect(negative.status == 64)
+        #expect(negative.stderr.contains("--steady-mask-low-band-below-snr must be 0 dB or more"), "\(negative.stderr)")
     }
 
     @Test func badGrammarIsAConfigurationError() throws {
@@ -194,6 +197,24 @@ import Testing
         #expect(try intents(["--steady-mask", "off"]) == ["stop"])
         #expect(try intents([]) == ["stop"])
         #expect(try !intents(["--steady-mask", "on", "--steady-mask-min-high-band", "0"]).contains("stop"))
+    }
+
+    /// Strong brown noise, 6 dB (Tests/Golden: the builtins suite's cancel-en-130.wav and
+    /// none-20-en-us.wav, "louder", as `heed test --noise Audio/noise/brown.wav --snr 6` mixes
+    /// them). Brown noise lies below 1 kHz, but this strong it still goes through the
+    /// steady-noise mask: "cancel" is heard, and "louder" is not taken for "done". Left to the
+    /// suppressor (`--steady-mask-low-band-below-snr 0`), both are heard as "done".
+    @Test func strongBrownNoiseGoesThroughTheSteadyNoiseMask() throws {
+        func intents(_ file: String, _ arguments: [String] = []) throws -> [String?] {
+            let result = try CLI.run(["recognize", "--json"] + arguments + ["Tests/Golden/\(file)"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try result.stdout.split(separator: "\n").map(json).map { $0["intent"] as? String }
+        }
+        #expect(try intents("cancel-brown-6dB.wav") == ["cancel"])
+        #expect(try !intents("louder-brown-6dB.wav").contains { $0 != nil })
+        for file in ["cancel-brown-6dB.wav", "louder-brown-6dB.wav"] {
+            #expect(try intents(file, ["--steady-mask-low-band-below-snr", "0"]) == ["done"], "\(file)")
+        }
     }
 
     /// Weights that are missing or are not weights end the command with the file and the problem.

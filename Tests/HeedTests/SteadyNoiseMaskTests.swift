@@ -9,19 +9,22 @@ import Testing
     static let weights = Fixtures.root.appendingPathComponent("Models/steady-mask.weights")
 
     /// "cancel" mixed as the suites mix it: in pink noise, which covers the consonants, it goes
-    /// through the mask; in brown noise and mains hum, which lie below 1 kHz, it does not,
-    /// unless the gate is off.
-    @Test func onlyBroadbandNoiseGoesThroughTheMask() throws {
+    /// through the mask at every SNR; in brown noise, which lies below 1 kHz, only when the noise
+    /// is strong; in mains hum never, unless the gate is off.
+    @Test func broadbandAndStrongLowNoiseGoThroughTheMaskAndHumDoesNot() throws {
         var steady = SteadyNoiseMask(mask: try TalkMask(contentsOf: Self.weights))
         let recording = Fixtures.builtins.appendingPathComponent("cancel-en-130.wav")
-        for snr in [6.0, 12, 24] {
-            for (noise, masked) in [("pink", true), ("brown", false), ("hum", false)] {
-                let mixed = try SuiteMix.mixed(recording, as: "builtins/cancel-en-130.wav", with: noise, snr: snr)
-                #expect(steady.isFor(mixed[...], sampleRate: 16_000) == masked, "\(noise) at \(snr) dB")
+        func mixed(_ noise: String, _ snr: Double) throws -> ArraySlice<Int16> {
+            try SuiteMix.mixed(recording, as: "builtins/cancel-en-130.wav", with: noise, snr: snr)[...]
+        }
+        for (snr, brownMasked) in [(6.0, true), (9, true), (12, false), (24, false)] {
+            for (noise, masked) in [("pink", true), ("brown", brownMasked), ("hum", false)] {
+                #expect(steady.isFor(try mixed(noise, snr), sampleRate: 16_000) == masked, "\(noise) at \(snr) dB")
             }
         }
+        steady.lowBandBelowSNR = nil
+        #expect(!steady.isFor(try mixed("brown", 6), sampleRate: 16_000))
         steady.minShareAbove1kHz = nil
-        let hum = try SuiteMix.mixed(recording, as: "builtins/cancel-en-130.wav", with: "hum", snr: 6)
-        #expect(steady.isFor(hum[...], sampleRate: 16_000))
+        #expect(steady.isFor(try mixed("hum", 6), sampleRate: 16_000))
     }
 }

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Whether the noise under a stretch of audio is mains hum: a fridge's or a transformer's
+/// 50 or 60 Hz and its harmonics repeat exactly every mains period, which no broadband noise
+/// does. Brown noise lies in the same low band as hum (`NoiseBand` cannot tell them apart), and
+/// the steady-noise mask helps in strong brown noise but costs commands in hum (BENCHMARKS.md).
+///
+/// Read from the quietest 64 ms frames, where the voice is weakest: the suites' hum mixes at 6 to
+/// 12 dB gave at least 0.74 (most 1.0), brown noise at most 0.06, pink noise about 0.
+public enum MainsHum {
+    /// The mains frequencies, in Hz.
+    static let frequencies = [50.0, 60.0]
+    static let frameMilliseconds = 64
+
+    /// The mean correlation (-1...1) of the quietest 30 % of frames with themselves one mains
+    /// period later, at whichever of 50 and 60 Hz gives more; nil when `samples` are shorter
+    /// than one frame or silent.
+    public static func periodicity(of samples: ArraySlice<Int16>, sampleRate: Int) -> Double? {
+        let length = sampleRate * frameMilliseconds / 1000
+        guard samples.count >= length else { return nil }
+        var frames: [(energy: Double, samples: [Double])] = []
+        for start in stride(from: samples.startIndex, through: samples.endIndex - length, by: length / 2) {
+            // Without its mean, so a DC offset does not read as a period.
+            let frame = samples[start..<start + length].map(Double.init)
+            let mean = frame.reduce(0, +) / Double(length)
+            let centred = frame.map { $0 - mean }
+            frames.append((centred.reduce(0) { $0 + $1 * $1 }, centred))
+        }
+        let quietest = frames.sorted { $0.energy < $1.energy }.prefix(max(1, Int(Double(frames.count) * NoiseBand.quietestShare)))
+        guard quietest.contains(where: { $0.energy > 0 }) else { return nil }
+        return frequencies.map { frequency in
+            let lag = Int((Double(sampleRate) / frequency).rounded())
+            return quietest.reduce(0.0) { $0 + correlation($1.samples, lag: lag) } / Double(quietest.count)
+        }.max()
+    }
+
+    /// The normalised correlation of `x` with itself `lag` samples later.
+    static func correlation(_ x: [Double], lag: Int) -> Double {
+        var product = 0.0, early = 0.0, late = 0.0
+        for i in 0..<(x.count - lag) {
+            product += x[i] * x[i + lag]
+            early += x[i] * x[i]
+            late += x[i + lag] * x[i + lag]
+        }
+        return early > 0 && late > 0 ? product / (early * late).squareRoot() : 0
+    }
+}
