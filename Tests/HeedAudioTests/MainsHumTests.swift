@@ -5,17 +5,12 @@ import Testing
 
 /// Mains hum told from the other low noises, on the room noises the suites are mixed with.
 @Suite struct MainsHumTests {
-    func noise(_ name: String, seconds: Int = 3) throws -> ArraySlice<Int16> {
-        let wav = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/\(name).wav"))
-        return PCM.int16(from: wav.samples)[..<(wav.format.sampleRate * seconds)]
-    }
-
     /// Hum repeats every 20 ms; brown noise, which lies in the same band, and pink noise do not.
     @Test func humRepeatsEveryMainsPeriodAndBrownNoiseDoesNot() throws {
-        let hum = try #require(MainsHum.periodicity(of: try noise("hum"), sampleRate: 16_000))
+        let hum = try #require(MainsHum.periodicity(of: try RoomNoise.samples("hum"), sampleRate: 16_000))
         #expect(hum > 0.9, "hum: \(hum)")
         for name in ["brown", "pink"] {
-            let periodicity = try #require(MainsHum.periodicity(of: try noise(name), sampleRate: 16_000))
+            let periodicity = try #require(MainsHum.periodicity(of: try RoomNoise.samples(name), sampleRate: 16_000))
             #expect(periodicity < 0.2, "\(name): \(periodicity)")
         }
     }
@@ -33,6 +28,6 @@ import Testing
     }
 
     @Test func tooShortHasNoAnswer() throws {
-        #expect(MainsHum.periodicity(of: try noise("hum")[..<500], sampleRate: 16_000) == nil)
+        #expect(MainsHum.periodicity(of: try RoomNoise.samples("hum")[..<500], sampleRate: 16_000) == nil)
     }
 }

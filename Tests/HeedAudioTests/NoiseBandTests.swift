@@ -5,17 +5,12 @@ import Testing
 
 /// Where a noise lies in frequency, on the room noises the suites are mixed with.
 @Suite struct NoiseBandTests {
-    func noise(_ name: String, seconds: Int = 3) throws -> ArraySlice<Int16> {
-        let wav = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/\(name).wav"))
-        return PCM.int16(from: wav.samples)[..<(wav.format.sampleRate * seconds)]
-    }
-
     /// Pink noise spreads over the consonants' band; brown noise and mains hum lie below it.
     @Test func pinkNoiseReachesAbove1kHzAndBrownAndHumDoNot() throws {
-        let pink = try #require(NoiseBand.share(above: 1000, of: try noise("pink"), sampleRate: 16_000))
+        let pink = try #require(NoiseBand.share(above: 1000, of: try RoomNoise.samples("pink"), sampleRate: 16_000))
         #expect(pink > 0.35, "pink: \(pink)")
         for name in ["brown", "hum"] {
-            let share = try #require(NoiseBand.share(above: 1000, of: try noise(name), sampleRate: 16_000))
+            let share = try #require(NoiseBand.share(above: 1000, of: try RoomNoise.samples(name), sampleRate: 16_000))
             #expect(share < 0.2, "\(name): \(share)")
         }
     }
@@ -30,7 +25,7 @@ import Testing
     }
 
     @Test func tooShortOrSilentHasNoAnswer() throws {
-        #expect(NoiseBand.share(above: 1000, of: try noise("pink")[..<100], sampleRate: 16_000) == nil)
+        #expect(NoiseBand.share(above: 1000, of: try RoomNoise.samples("pink")[..<100], sampleRate: 16_000) == nil)
         #expect(NoiseBand.share(above: 1000, of: [Int16](repeating: 0, count: 48_000)[...], sampleRate: 16_000) == nil)
     }
 }
