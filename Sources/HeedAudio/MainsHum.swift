@@ -17,7 +17,7 @@ public enum MainsHum {
     /// than one frame or silent.
     public static func periodicity(of samples: ArraySlice<Int16>, sampleRate: Int) -> Double? {
         let length = sampleRate * frameMilliseconds / 1000
-        guard samples.count >= length else { return nil }
+        guard length >= 2, samples.count >= length else { return nil }
         var frames: [(energy: Double, samples: [Double])] = []
         for start in stride(from: samples.startIndex, through: samples.endIndex - length, by: length / 2) {
             // Without its mean, so a DC offset does not read as a period.
@@ -36,6 +36,7 @@ public enum MainsHum {
 
     /// The normalised correlation of `x` with itself `lag` samples later.
     static func correlation(_ x: [Double], lag: Int) -> Double {
+        guard lag > 0, lag < x.count else { return 0 }
         var product = 0.0, early = 0.0, late = 0.0
         for i in 0..<(x.count - lag) {
             product += x[i] * x[i + lag]
