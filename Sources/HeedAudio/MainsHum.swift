@@ -18,19 +18,22 @@ public enum MainsHum {
     public static func periodicity(of samples: ArraySlice<Int16>, sampleRate: Int) -> Double? {
         let length = sampleRate * frameMilliseconds / 1000
         guard length >= 2, samples.count >= length else { return nil }
-        var frames: [(energy: Double, samples: [Double])] = []
-        for start in stride(from: samples.startIndex, through: samples.endIndex - length, by: length / 2) {
-            // Without its mean, so a DC offset does not read as a period.
+        // Each frame without its mean, so a DC offset does not read as a period.
+        func centred(_ start: Int) -> [Double] {
             let frame = samples[start..<start + length].map(Double.init)
             let mean = frame.reduce(0, +) / Double(length)
-            let centred = frame.map { $0 - mean }
-            frames.append((centred.reduce(0) { $0 + $1 * $1 }, centred))
+            return frame.map { $0 - mean }
         }
-        let quietest = frames.sorted { $0.energy < $1.energy }.prefix(max(1, Int(Double(frames.count) * NoiseBand.quietestShare)))
+        // Every frame's energy, then only the quietest frames kept.
+        let energies = stride(from: samples.startIndex, through: samples.endIndex - length, by: length / 2).map { start in
+            (energy: centred(start).reduce(0) { $0 + $1 * $1 }, start: start)
+        }
+        let quietest = energies.sorted { $0.energy < $1.energy }.prefix(max(1, Int(Double(energies.count) * NoiseBand.quietestShare)))
         guard quietest.contains(where: { $0.energy > 0 }) else { return nil }
+        let frames = quietest.map { centred($0.start) }
         return frequencies.map { frequency in
             let lag = Int((Double(sampleRate) / frequency).rounded())
-            return quietest.reduce(0.0) { $0 + correlation($1.samples, lag: lag) } / Double(quietest.count)
+            return frames.reduce(0.0) { $0 + correlation($1, lag: lag) } / Double(frames.count)
         }.max()
     }
 

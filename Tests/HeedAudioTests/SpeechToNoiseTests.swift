@@ -10,8 +10,7 @@ import Testing
     /// so it lies a little above `snr`, and it follows it.
     @Test(arguments: [6.0, 12, 24])
     func theEstimateFollowsTheMix(snr: Double) throws {
-        let wav = try WAVFile(contentsOf: Fixtures.audio.appendingPathComponent("noise/pink.wav"))
-        let noise = wav.samples[..<48_000].map { $0 * 0.05 }
+        let noise = try RoomNoise.samples("pink").map { Float($0) / 32_768 * 0.05 }
         let noisePower = noise.reduce(0) { $0 + $1 * $1 } / Float(noise.count)
         let amplitude = (2 * noisePower * Float(pow(10, snr / 10))).squareRoot()
         let mixed = noise.enumerated().map { i, n in
