@@ -19,14 +19,17 @@ public enum MainsHum {
         let length = sampleRate * frameMilliseconds / 1000
         guard length >= 2, samples.count >= length else { return nil }
         // Each frame without its mean, so a DC offset does not read as a period.
-        func centred(_ start: Int) -> [Double] {
-            let frame = samples[start..<start + length].map(Double.init)
-            let mean = frame.reduce(0, +) / Double(length)
-            return frame.map { $0 - mean }
+        func mean(_ start: Int) -> Double {
+            samples[start..<start + length].reduce(0.0) { $0 + Double($1) } / Double(length)
         }
-        // Every frame's energy, then only the quietest frames kept.
+        func centred(_ start: Int) -> [Double] {
+            let m = mean(start)
+            return samples[start..<start + length].map { Double($0) - m }
+        }
+        // Every frame's energy, summed in place: only the quietest frames are copied out.
         let energies = stride(from: samples.startIndex, through: samples.endIndex - length, by: length / 2).map { start in
-            (energy: centred(start).reduce(0) { $0 + $1 * $1 }, start: start)
+            let m = mean(start)
+            return (energy: samples[start..<start + length].reduce(0.0) { $0 + (Double($1) - m) * (Double($1) - m) }, start: start)
         }
         let quietest = energies.sorted { $0.energy < $1.energy }.prefix(max(1, Int(Double(energies.count) * NoiseBand.quietestShare)))
         guard quietest.contains(where: { $0.energy > 0 }) else { return nil }
