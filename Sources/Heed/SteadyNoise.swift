@@ -29,6 +29,17 @@ public struct SteadyNoiseMask: Sendable {
     /// Noise this periodic at the mains period (`MainsHum.periodicity`) is hum, which the
     /// suppressor handles better than the mask at every SNR measured.
     public static let mainsHumPeriodicity = 0.5
+    /// Whether copies that heard one command in other words ("set the lathe to high speed",
+    /// "... at high speed") agree (`CommandRecognizer.agreed`): all five suites in pink noise at
+    /// 12 / 6 dB, 392 / 336 -> 395 / 346 commands of 426, false acceptances unchanged
+    /// (BENCHMARKS.md, "Copies that agree on the meaning").
+    public var agreesOnMeaning = true
+    /// When the masked copies disagree and one of them heard a command, the utterance is decoded
+    /// once more unmasked, and a command it shares with a copy is taken if the lower of their
+    /// two confidences is at least this (two of three decodes agree). nil (the default): copies
+    /// that disagree are not a command. At every floor measured it won commands and wrong commands
+    /// about as fast (BENCHMARKS.md, "Copies that agree on the meaning").
+    public var tieBreakMinConfidence: Double?
 
     public init(mask: TalkMask) {
         self.mask = mask

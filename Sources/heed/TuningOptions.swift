@@ -110,6 +110,15 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Noise below 1 kHz that is not mains hum still goes through the steady-noise mask when the voice stands less than this many dB above it (default 13, between the suites' 10 and 12 dB; 0: never).", valueName: "DB", visibility: .hidden))
     var steadyMaskLowBandBelowSnr: Double?
 
+    @Option(help: ArgumentHelp("What the talk mask's copies must agree on: the same words (default), or the same command, in other words too at confidence 0.4 or more.", valueName: "words|meaning", visibility: .hidden))
+    var talkMaskAgreement: MaskAgreement?
+
+    @Option(help: ArgumentHelp("What the steady-noise mask's copies must agree on: the same command, in other words too at confidence 0.4 or more (default), or the same words.", valueName: "meaning|words", visibility: .hidden))
+    var steadyMaskAgreement: MaskAgreement?
+
+    @Option(help: ArgumentHelp("When the steady-noise mask's copies disagree and one heard a command, decode the utterance once more unmasked and take the command it shares with a copy if the lower of their confidences is at least C (default off).", valueName: "C|off", visibility: .hidden))
+    var steadyMaskTieBreak: TieBreakSetting?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -203,6 +212,7 @@ struct TuningOptions: ParsableArguments {
                                                          what: "the talk mask", option: "--talk-mask-weights", without: "background talk").map {
                 var talk = BackgroundTalkMask(mask: $0)
                 if let talkMaskFloors { talk.floors = talkMaskFloors }
+                if let talkMaskAgreement { talk.agreesOnMeaning = talkMaskAgreement == .meaning }
                 return talk
             }
         }
@@ -213,6 +223,8 @@ struct TuningOptions: ParsableArguments {
                 if let steadyMaskFloors { steady.floors = steadyMaskFloors }
                 if let steadyMaskMinHighBand { steady.minShareAbove1kHz = steadyMaskMinHighBand > 0 ? steadyMaskMinHighBand : nil }
                 if let steadyMaskLowBandBelowSnr { steady.lowBandBelowSNR = steadyMaskLowBandBelowSnr > 0 ? steadyMaskLowBandBelowSnr : nil }
+                if let steadyMaskAgreement { steady.agreesOnMeaning = steadyMaskAgreement == .meaning }
+                if let steadyMaskTieBreak { steady.tieBreakMinConfidence = steadyMaskTieBreak.minConfidence }
                 return steady
             }
         }
@@ -304,6 +316,21 @@ struct TuningOptions: ParsableArguments {
 
 enum Switch: String, ExpressibleByArgument, CaseIterable {
     case on, off
+}
+
+/// `--steady-mask-tie-break`: off, or the least confidence a tie-broken command needs.
+struct TieBreakSetting: ExpressibleByArgument {
+    var minConfidence: Double?
+
+    init?(argument: String) {
+        if argument == "off" { minConfidence = nil; return }
+        guard let value = Double(argument), (0...1).contains(value) else { return nil }
+        minConfidence = value
+    }
+}
+
+enum MaskAgreement: String, ExpressibleByArgument, CaseIterable {
+    case words, meaning
 }
 
 enum QuietFloorUse: String, ExpressibleByArgument, CaseIterable {

@@ -49,6 +49,8 @@ import Testing
         (["--forced-choice-confidence", "1.2"], "--forced-choice-confidence must be between 0 and 1"),
         (["--talk-mask-floors", "0.1,1.5"], "--talk-mask-floors takes one or more gains between 0 and 1"),
         (["--talk-mask", "maybe"], "The value 'maybe' is invalid for '--talk-mask <on|off>'"),
+        (["--steady-mask-tie-break", "2"], "The value '2' is invalid for '--steady-mask-tie-break'"),
+        (["--steady-mask-agreement", "both"], "The value 'both' is invalid for '--steady-mask-agreement'"),
     ])
     func badTuningOptionIsAUsageError(options: [String], message: String) throws {
         let result = try CLI.run(["recognize"] + options + ["Audio/demo/stop.wav"])

@@ -30,6 +30,31 @@ import Testing
         #expect(CommandRecognizer.agreed([nil, nil]) == nil)
     }
 
+    /// Copies agree on what a command means when asked to (the steady mask's copies do): the
+    /// workshop's "set the lathe to high speed" and "set the lathe at high speed" are one intent
+    /// with the same slots. Another slot value is another command; other words below
+    /// `otherWordsMinConfidence`, or not asked to agree by meaning, are no agreement; decoded
+    /// without intents, the words must match.
+    @Test func copiesThatHearOneIntentInOtherWordsAgreeByMeaning() {
+        func setSpeed(_ words: String, _ speed: String = "high", confidence: Double = 0.9) -> Utterance {
+            Utterance(start: 0.5, end: 2, transcript: words, intent: Intent(name: "setSpeed", slots: ["machine": "lathe", "speed": speed]),
+                      understood: true, confidence: confidence)
+        }
+        let to = setSpeed("set the lathe to high speed"), at = setSpeed("set the lathe at high speed", confidence: 0.7)
+        let agreed = CommandRecognizer.agreed([to, at], byMeaning: true)
+        #expect(agreed?.understood == true)
+        #expect(agreed?.transcript == "set the lathe to high speed")
+        #expect(agreed?.confidence == 0.7)
+        #expect(CommandRecognizer.agreed([to, at])?.understood == false)
+        #expect(CommandRecognizer.agreed([to, setSpeed("set the lathe at high speed", confidence: 0.35)], byMeaning: true)?.understood == false)
+        #expect(CommandRecognizer.agreed([to, setSpeed("set the lathe to low speed", "low")], byMeaning: true)?.understood == false)
+        func plain(_ words: String) -> Utterance {
+            Utterance(start: 0.5, end: 2, transcript: words, intent: nil, understood: true, confidence: 0.9)
+        }
+        #expect(CommandRecognizer.agreed([plain("go forward ten meters"), plain("go forward ten meters")], byMeaning: true)?.understood == true)
+        #expect(CommandRecognizer.agreed([plain("go forward ten meters"), plain("go forward two meters")], byMeaning: true)?.understood == false)
+    }
+
     /// The gate: the noise under "cancel" mixed with the suites' babble changes like background
     /// talk; under pink noise, mains hum or brown noise at the same SNR it does not. Without a
     /// talk mask nothing is.

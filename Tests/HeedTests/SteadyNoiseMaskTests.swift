@@ -27,4 +27,35 @@ import Testing
         steady.minShareAbove1kHz = nil
         #expect(steady.isFor(try mixed("hum", 6), sampleRate: 16_000))
     }
+
+    /// "set the lathe to high speed" (Audio/workshop, en voice) in pink noise at 6 dB: one masked
+    /// copy hears "to", the other "at", one command in other words. Agreeing on the meaning, the
+    /// copies give it; agreeing on the words, they give nothing.
+    @Test func copiesThatHearOneCommandInOtherWordsAgree() throws {
+        let file = "workshop/setSpeed-09-en-130.wav"
+        let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent(file), as: file, with: "pink", snr: 6)
+        #expect(try Self.workshop(heard: mixed) { $0.agreesOnMeaning = true } == [Intent(name: "setSpeed", slots: ["machine": "lathe", "speed": "high"])])
+        #expect(try Self.workshop(heard: mixed) { $0.agreesOnMeaning = false }.isEmpty)
+    }
+
+    /// "remind me in ten minutes" (Audio/workshop, en-us voice) in pink noise at 12 dB, as the
+    /// suite mixes it: one masked copy hears "ten", the other "two", so the copies alone give no
+    /// command. Decoded unmasked it is "ten" again, two of three agree, and the lower confidence
+    /// of the two (about 0.7) clears the tie-break's floor; a floor above it does not.
+    @Test func anUnmaskedDecodeBreaksATieBetweenTheCopies() throws {
+        let file = "workshop/setTimer-14-en-us-130.wav"
+        let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent(file), as: file, with: "pink", snr: 12)
+        #expect(try Self.workshop(heard: mixed) { $0.tieBreakMinConfidence = nil }.isEmpty)
+        #expect(try Self.workshop(heard: mixed) { $0.tieBreakMinConfidence = 0.6 } == [Intent(name: "setTimer", slots: ["minutes": "ten"])])
+        #expect(try Self.workshop(heard: mixed) { $0.tieBreakMinConfidence = 0.9 }.isEmpty)
+    }
+
+    /// The intents the workshop context hears in `samples` with the steady mask set up by `setUp`.
+    static func workshop(heard samples: [Int16], _ setUp: (inout SteadyNoiseMask) -> Void) throws -> [Intent?] {
+        var steady = SteadyNoiseMask(mask: try TalkMask(contentsOf: weights))
+        setUp(&steady)
+        var options = RecognizerOptions()
+        options.steadyNoiseMask = steady
+        return try ContextPipelineTests.recognizer(context: "workshop", options: options).recognize(samples: samples).filter(\.understood).map(\.intent)
+    }
 }
