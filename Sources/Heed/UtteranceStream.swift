@@ -267,15 +267,9 @@ public struct UtteranceStream {
         // weak last consonant that the masked audio keeps (BENCHMARKS.md).
         let heard = max(historyStart, range.lowerBound - noiseContextSamples)..<max(range.upperBound, min(position, endpointed))
         if noisy, steady, let steadyNoise = recognizer.options.steadyNoiseMask, steadyNoise.isFor(raw(heard), sampleRate: recognizer.sampleRate) {
-            let recognizer = self.recognizer
-            let unmasked = steadyNoise.tieBreakMinConfidence.map { minConfidence in
-                TieBreak(minConfidence: minConfidence) { () throws(HeedError) in
-                    try recognizer.decodeUtterance(samples, startSample: range.lowerBound, noisy: noisy, steadyNoise: steady)
-                }
-            }
             return (try decodeThroughMask(raw(heard), startSample: range.lowerBound, steadyNoise.mask, floors: steadyNoise.floors,
                                           dropping: range.lowerBound - heard.lowerBound, byMeaning: steadyNoise.agreesOnMeaning,
-                                          tieBreak: unmasked), true, samples, true)
+                                          tieBreak: steadyNoise.tieBreakMinConfidence.map { (samples, $0) }), true, samples, true)
         }
         let utterance = try recognizer.decodeUtterance(samples, startSample: range.lowerBound, noisy: noisy, steadyNoise: steady,
                                                        quietFloored: { noisy ? nil : quietFloored(raw(range)) })
@@ -286,9 +280,11 @@ public struct UtteranceStream {
     /// prepared as any audio is (`prepared`), with a suppressor of its own; the result the copies
     /// agree on (`CommandRecognizer.agreed`, in other words too when `byMeaning`).
     /// `dropping` samples at the start are masked but not decoded. Copies that disagree, one of
-    /// them a command, go to `tieBreak` when there is one (`SteadyNoiseMask.tieBreakMinConfidence`).
-    private func decodeThroughMask(_ raw: ArraySlice<Int16>, startSample: Int, _ mask: TalkMask, floors: [Double],
-                                   dropping: Int = 0, byMeaning: Bool, tieBreak: TieBreak? = nil) throws(HeedError) -> Utterance? {
+    /// them a command, are settled by decoding `tieBreak`'s samples (the utterance unmasked, in
+    /// steady noise) when given: the command one copy shares with it, at the lower of their
+    /// confidences, if that is at least its `minConfidence` (`SteadyNoiseMask.tieBreakMinConfidence`).
+    private func decodeThroughMask(_ raw: ArraySlice<Int16>, startSample: Int, _ mask: TalkMask, floors: [Double], dropping: Int = 0,
+                                   byMeaning: Bool, tieBreak: (unmasked: ArraySlice<Int16>, minConfidence: Double)? = nil) throws(HeedError) -> Utterance? {
         var results: [Utterance?] = []
         let copies: [[Int16]]
         do { copies = try mask.masked(raw, floors: floors).map { Array($0.dropFirst(dropping)) } } catch { throw HeedError(.configuration, error.description) }
@@ -298,23 +294,12 @@ public struct UtteranceStream {
                                                           quietFloored: { noisy ? nil : quietFloored(copy[...]) }))
         }
         let agreed = CommandRecognizer.agreed(results, byMeaning: byMeaning)
-        guard let tieBreak, agreed?.understood != true, results.contains(where: { $0?.understood == true }) else { return agreed }
-        return try tieBreak.decided(results) ?? agreed
-    }
-
-    /// A third decode for masked copies that disagree: the utterance unmasked.
-    private struct TieBreak {
-        var minConfidence: Double
-        var decodeUnmasked: () throws(HeedError) -> Utterance?
-
-        /// The command one copy and the unmasked decode both heard, with the lower of their
-        /// confidences, when that is at least `minConfidence`; otherwise nil.
-        func decided(_ copies: [Utterance?]) throws(HeedError) -> Utterance? {
-            guard let unmasked = try decodeUnmasked(), unmasked.understood,
-                  var taken = copies.compactMap({ $0 }).first(where: { $0.understood && $0.meansTheSame(as: unmasked) }) else { return nil }
-            taken.confidence = min(taken.confidence, unmasked.confidence)
-            return taken.confidence >= minConfidence ? taken : nil
-        }
+        guard let tieBreak, agreed?.understood != true, results.contains(where: { $0?.understood == true }),
+              let unmasked = try recognizer.decodeUtterance(tieBreak.unmasked, startSample: startSample, noisy: true, steadyNoise: true),
+              unmasked.understood,
+              var taken = results.compactMap({ $0 }).first(where: { $0.understood && $0.meansTheSame(as: unmasked) }) else { return agreed }
+        taken.confidence = min(taken.confidence, unmasked.confidence)
+        return taken.confidence >= tieBreak.minConfidence ? taken : agreed
     }
 
     /// `samples` through a suppressor of their own, as the stream's is set up. It hears them
