@@ -44,6 +44,8 @@ public struct UtteranceStream {
     private var unheard: Range<Int>?
     /// Where the current utterance's speech began (its start without the pre-roll).
     private var utteranceOnset = 0
+    /// The tentative end of the last pause in speech judged by `holdOpenInSteadyNoise`.
+    private var judgedPauseEnd: Int?
 
     init(recognizer: CommandRecognizer, decodesAhead: Bool = false) {
         self.recognizer = recognizer
@@ -126,6 +128,10 @@ public struct UtteranceStream {
                 if utteranceStart == nil, conversation?.expectation != .command {
                     let now = Double(endpointed) / Double(recognizer.sampleRate)
                     events += try converse(at: now) { $0.tick(at: now) }
+                }
+                if let start = utteranceStart, let end = endpointer.tentativeEnd, judgedPauseEnd != end {
+                    judgedPauseEnd = end
+                    holdOpenInSteadyNoise(start..<end)
                 }
                 if decodesAhead, let start = utteranceStart, let end = endpointer.tentativeEnd, decodedAhead?.end != end {
                     let (ahead, noisy, _, masked) = try decodeAudio(start..<end)
@@ -332,12 +338,31 @@ public struct UtteranceStream {
                  judgingNoise: judgingNoise)
     }
 
+    /// At a pause in speech (the audio in `range` so far), holds the endpointer open for
+    /// `SteadyNoiseMask.trailingSilence` when the utterance will go through the steady-noise mask
+    /// (`decodeAudio`). The endpointer hears the denoised audio and ends a weak last consonant
+    /// early ("pause" 0.1 s into its /z/); the mask keeps it, but only if it hears the audio after
+    /// the end. The end reported stays where it was; the result comes that much later.
+    private mutating func holdOpenInSteadyNoise(_ range: Range<Int>) {
+        guard let steadyNoise = recognizer.options.steadyNoiseMask, let silence = steadyNoise.trailingSilence,
+              endpointer.heldTrailingSilence == nil, suppressor != nil, recognizer.options.maskingNoiseBelowPeakDB != nil,
+              isNoisy(raw(range)), recognizer.isSteadyNoise(raw(range)) else { return }
+        let heard = max(historyStart, range.lowerBound - noiseContextSamples)..<range.upperBound
+        if steadyNoise.isFor(raw(heard), sampleRate: recognizer.sampleRate) { endpointer.holdOpen(trailingSilence: silence) }
+    }
+
+    /// Whether `raw` is noisy: its quietest tenth within `noiseSuppressionRangeDB` of its peak.
+    private func isNoisy(_ raw: ArraySlice<Int16>) -> Bool {
+        guard let limit = recognizer.options.noiseSuppressionRangeDB,
+              let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate) else { return false }
+        return range < limit
+    }
+
     /// `raw` as the decoder should get it (see `audio`); `denoised` gives the same samples
     /// through the suppressor (nil: none).
     private func prepared(_ raw: ArraySlice<Int16>, denoised: () -> ArraySlice<Int16>?,
                           judgingNoise: Bool = true) -> (samples: ArraySlice<Int16>, noisy: Bool, steadyNoise: Bool) {
-        guard let limit = recognizer.options.noiseSuppressionRangeDB,
-              let range = CommandRecognizer.dynamicRange(of: raw, sampleRate: recognizer.sampleRate), range < limit else {
+        guard isNoisy(raw) else {
             guard recognizer.options.quietFloorDoubtBelowConfidence == nil, let floored = quietFloored(raw) else { return (raw, false, false) }
             return (floored, false, judgingNoise)
         }

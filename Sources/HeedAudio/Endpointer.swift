@@ -52,6 +52,10 @@ public struct Endpointer: Sendable {
     public private(set) var inSpeech = false
     public private(set) var lastEnergyDB: Float = -120
 
+    /// The silence that ends the utterance under way, when it was held open for longer than
+    /// `configuration.trailingSilence` (`holdOpen`); nil otherwise.
+    public private(set) var heldTrailingSilence: Double?
+
     private var framesSeen = 0
     private var loudRun = 0
     private var quietRun = 0
@@ -71,6 +75,14 @@ public struct Endpointer: Sendable {
     public var tentativeEnd: Int? {
         guard inSpeech, configuration.trailingSilence > Self.endPadding, quietRun >= frames(Self.endPadding) else { return nil }
         return (lastLoudFrame + 1 + frames(Self.endPadding)) * configuration.frameLength
+    }
+
+    /// Ends the utterance under way only after `trailingSilence` seconds of silence (if longer
+    /// than the configured one), not before: its end is reported where it would have been, but
+    /// the audio after it has been heard. For this utterance only; nothing while not in speech.
+    public mutating func holdOpen(trailingSilence: Double) {
+        guard inSpeech, trailingSilence > configuration.trailingSilence else { return }
+        heldTrailingSilence = trailingSilence
     }
 
     private func frames(_ seconds: Double) -> Int { max(1, Int((seconds / configuration.frameDuration).rounded())) }
@@ -124,9 +136,10 @@ public struct Endpointer: Sendable {
             quietRun += 1
         }
         let tooLong = framesSeen - speechStartFrame + 1 >= frames(c.maxUtterance)
-        if quietRun >= frames(c.trailingSilence) || tooLong {
+        if quietRun >= frames(heldTrailingSilence ?? c.trailingSilence) || tooLong {
             inSpeech = false
             loudRun = 0
+            heldTrailingSilence = nil
             let end = tooLong ? framesSeen + 1 : min(framesSeen + 1, lastLoudFrame + 1 + frames(Self.endPadding))
             return .speechEnd(atSample: end * c.frameLength)
         }
@@ -137,6 +150,7 @@ public struct Endpointer: Sendable {
     public mutating func finish(totalSamples: Int) -> Event? {
         guard inSpeech else { return nil }
         inSpeech = false
+        heldTrailingSilence = nil
         return .speechEnd(atSample: totalSamples)
     }
 }

@@ -119,6 +119,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("When the steady-noise mask's copies disagree and one heard a command, decode the utterance once more unmasked and take the command it shares with a copy if the lower of their confidences is at least C (default off).", valueName: "C|off", visibility: .hidden))
     var steadyMaskTieBreak: TieBreakSetting?
 
+    @Option(help: ArgumentHelp("Hold an utterance that goes through the steady-noise mask open until this many seconds of silence, so the mask hears the weak last consonant the endpointer cut off (default 0.45; the end reported is the same, the result comes later); 0 uses --trailing-silence.", valueName: "SECONDS", visibility: .hidden))
+    var steadyMaskTrailingSilence: Double?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -183,6 +186,9 @@ struct TuningOptions: ParsableArguments {
         if let steadyMaskMinHighBand, !(0...1).contains(steadyMaskMinHighBand) { throw ValidationError("--steady-mask-min-high-band must be between 0 and 1") }
         if let steadyMaskLowBandBelowSnr, !(steadyMaskLowBandBelowSnr >= 0) { throw ValidationError("--steady-mask-low-band-below-snr must be 0 dB or more") }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
+        if let steadyMaskTrailingSilence, steadyMaskTrailingSilence != 0, !(0.05...5).contains(steadyMaskTrailingSilence) {
+            throw ValidationError("--steady-mask-trailing-silence must be 0 or between 0.05 and 5 seconds")
+        }
     }
 
     /// The settings; a --speaker profile that cannot be read ends the command (66 missing, 65 not a profile).
@@ -225,6 +231,7 @@ struct TuningOptions: ParsableArguments {
                 if let steadyMaskLowBandBelowSnr { steady.lowBandBelowSNR = steadyMaskLowBandBelowSnr > 0 ? steadyMaskLowBandBelowSnr : nil }
                 if let steadyMaskAgreement { steady.agreesOnMeaning = steadyMaskAgreement == .meaning }
                 if let steadyMaskTieBreak { steady.tieBreakMinConfidence = steadyMaskTieBreak.minConfidence }
+                if let steadyMaskTrailingSilence { steady.trailingSilence = steadyMaskTrailingSilence > 0 ? steadyMaskTrailingSilence : nil }
                 return steady
             }
         }

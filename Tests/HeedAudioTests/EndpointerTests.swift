@@ -49,6 +49,31 @@ import Testing
         #expect(resumed.tentativeEnd == nil)
     }
 
+    /// Held open, an utterance ends only after the longer silence, at the same place, and speech
+    /// within it continues the utterance; the next utterance ends after the configured silence again.
+    @Test func anUtteranceHeldOpenEndsAfterTheLongerSilenceAtTheSameSample() {
+        let word = [Float](repeating: -25, count: 50), pause = [Float](repeating: -60, count: 35)
+        var endpointer = Endpointer()
+        var ends: [(frame: Int, at: Int)] = []
+        for (frame, db) in ([Float](repeating: -60, count: 100) + word + pause + word + [Float](repeating: -60, count: 100)
+                            + word + [Float](repeating: -60, count: 100)).enumerated() {
+            if case .speechEnd(let at) = endpointer.process(energyDB: db) { ends.append((frame, at)) }
+            if frame == 160 { endpointer.holdOpen(trailingSilence: 0.45) }  // in the first pause
+        }
+        // The 0.35 s pause no longer ends the first utterance; the second word joins it.
+        #expect(ends.count == 2)
+        guard ends.count == 2 else { return }
+        #expect(ends[0].at == (235 + 15) * 160 && ends[0].frame == 234 + 45)
+        #expect(ends[1].at == (385 + 15) * 160 && ends[1].frame == 384 + 25)
+        #expect(endpointer.heldTrailingSilence == nil)
+        // Not held, the same pause ends it.
+        #expect(events([Float](repeating: -60, count: 100) + word + pause + word).count == 4)
+        // Nothing to hold outside speech, and never shorter than configured.
+        var idle = Endpointer()
+        idle.holdOpen(trailingSilence: 1)
+        #expect(idle.heldTrailingSilence == nil)
+    }
+
     @Test func slowlyRisingNoiseIsNotSpeech() {
         // Room noise that rises by 2 dB a second for 15 s (traffic building up), then stays.
         let energies = (0..<1500).map { Float(-70 + Double($0) * 0.02) } + [Float](repeating: -40, count: 500)

@@ -41,13 +41,38 @@ import Testing
     /// "remind me in ten minutes" (Audio/workshop, en-us voice) in pink noise at 12 dB, as the
     /// suite mixes it: one masked copy hears "ten", the other "two", so the copies alone give no
     /// command. Decoded unmasked it is "ten" again, two of three agree, and the lower confidence
-    /// of the two (about 0.7) clears the tie-break's floor; a floor above it does not.
+    /// of the two (about 0.7) clears the tie-break's floor; a floor above it does not. Ended after
+    /// the endpointer's own silence: held open (`trailingSilence`), both copies hear "ten".
     @Test func anUnmaskedDecodeBreaksATieBetweenTheCopies() throws {
         let file = "workshop/setTimer-14-en-us-130.wav"
         let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent(file), as: file, with: "pink", snr: 12)
-        #expect(try Self.workshop(heard: mixed) { $0.tieBreakMinConfidence = nil }.isEmpty)
-        #expect(try Self.workshop(heard: mixed) { $0.tieBreakMinConfidence = 0.6 } == [Intent(name: "setTimer", slots: ["minutes": "ten"])])
-        #expect(try Self.workshop(heard: mixed) { $0.tieBreakMinConfidence = 0.9 }.isEmpty)
+        let ten = [Intent(name: "setTimer", slots: ["minutes": "ten"])]
+        #expect(try Self.workshop(heard: mixed) { $0.trailingSilence = nil; $0.tieBreakMinConfidence = nil }.isEmpty)
+        #expect(try Self.workshop(heard: mixed) { $0.trailingSilence = nil; $0.tieBreakMinConfidence = 0.6 } == ten)
+        #expect(try Self.workshop(heard: mixed) { $0.trailingSilence = nil; $0.tieBreakMinConfidence = 0.9 }.isEmpty)
+        #expect(try Self.workshop(heard: mixed) { $0.tieBreakMinConfidence = nil } == ten)
+    }
+
+    /// "pause" (Audio/builtins, en+f4 voice) in pink noise at 12 dB, as the suite mixes it. Ended
+    /// where the endpointer, hearing the denoised audio, puts the end, the masked copies hear no
+    /// command. Held open until 0.45 s of silence, they also hear the audio after that end, and
+    /// both hear "pause".
+    @Test func anUtteranceInSteadyNoiseIsHeldOpenForTheMaskToHearItsEnd() throws {
+        let file = "builtins/pause-en_f4-130.wav"
+        let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent(file), as: file, with: "pink", snr: 12)
+        let cut = try Self.builtins(heard: mixed) { $0.trailingSilence = nil }
+        let held = try Self.builtins(heard: mixed) { $0.trailingSilence = 0.45 }
+        #expect(cut.map(\.understood) == [false])
+        #expect(held.filter(\.understood).map(\.transcript) == ["pause"])
+    }
+
+    /// The built-in commands' utterances in `samples` with the steady mask set up by `setUp`.
+    static func builtins(heard samples: [Int16], _ setUp: (inout SteadyNoiseMask) -> Void) throws -> [Utterance] {
+        var steady = SteadyNoiseMask(mask: try TalkMask(contentsOf: weights))
+        setUp(&steady)
+        var options = RecognizerOptions()
+        options.steadyNoiseMask = steady
+        return try CommandRecognizer(options: options, authorization: TestAuthorization.speechRecognition()).recognize(samples: samples)
     }
 
     /// The intents the workshop context hears in `samples` with the steady mask set up by `setUp`.
