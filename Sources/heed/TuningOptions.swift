@@ -119,7 +119,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("When the steady-noise mask's copies disagree and one heard a command, decode the utterance once more unmasked and take the command it shares with a copy if the lower of their confidences is at least C (default off).", valueName: "C|off", visibility: .hidden))
     var steadyMaskTieBreak: TieBreakSetting?
 
-    @Option(help: ArgumentHelp("Hold an utterance that goes through the steady-noise mask open until this many seconds of silence, so the mask hears the weak last consonant the endpointer cut off (default 0.45; the end reported is the same, the result comes later); 0 uses --trailing-silence.", valueName: "SECONDS", visibility: .hidden))
+    @Option(help: ArgumentHelp("Hold an utterance that goes through the steady-noise mask open until this many seconds of silence, so the mask hears the weak last consonant the endpointer cut off (default 0.35; the end reported is the same, the result comes later); 0 uses --trailing-silence.", valueName: "SECONDS", visibility: .hidden))
     var steadyMaskTrailingSilence: Double?
 
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
