@@ -40,13 +40,17 @@ public struct SteadyNoiseMask: Sendable {
     /// that disagree are not a command. At every floor measured it won commands and wrong commands
     /// about as fast (BENCHMARKS.md, "Copies that agree on the meaning").
     public var tieBreakMinConfidence: Double?
-    /// The silence that ends an utterance going through the mask, in place of the endpointer's
-    /// (0.25 s), so the mask hears the weak last consonant the endpointer cut off. All five suites
-    /// in pink noise at 12 dB, 395 -> 397 of 426 commands and 3 -> 2 of 122 false acceptances; in
-    /// brown at 6 dB 404 -> 408 and 1 -> 1. At 0.45 s more commands in pink at 6 dB but two more
-    /// false acceptances in brown at 6 dB (BENCHMARKS.md, "A longer wait in steady noise").
-    /// nil: the endpointer's own.
+    /// The silence that ends an utterance going through the mask in strong broadband noise
+    /// (`holdBelowSNR`), in place of the endpointer's (0.25 s), so the mask hears the weak last
+    /// consonant the endpointer cut off. All five suites in pink noise at 12 dB, 395 -> 397 of 426
+    /// commands and 3 -> 2 of 122 false acceptances; at 0.45 s two more false acceptances in brown
+    /// at 6 dB (BENCHMARKS.md, "A longer wait in steady noise"). nil: the endpointer's own.
     public var trailingSilence: Double? = 0.35
+    /// Utterances are held open (`trailingSilence`) only when the noise is broadband
+    /// (`minShareAbove1kHz`) and the voice stands less than this many dB above it
+    /// (`SpeechToNoise`), between the suites' 12 and 18 dB mixes: held in milder noise, pink at 24
+    /// dB lost 4 commands and took 2 more non-commands, and brown at 9 dB lost 2. nil: always.
+    public var holdBelowSNR: Double? = 16
 
     public init(mask: TalkMask) {
         self.mask = mask
@@ -54,6 +58,16 @@ public struct SteadyNoiseMask: Sendable {
 
     /// `Models/steady-mask.weights`, made by `scripts/steady-mask.py` (seed 1).
     public static let modelFileName = "steady-mask.weights"
+
+    /// How long a silence ends the utterance under way (`trailingSilence`), given the noise under
+    /// `raw` (the utterance so far, with the noise heard before it); nil: the endpointer's own.
+    func trailingSilence(over raw: ArraySlice<Int16>, sampleRate: Int) -> Double? {
+        guard let trailingSilence,
+              (NoiseBand.share(above: 1000, of: raw, sampleRate: sampleRate) ?? 0) >= (minShareAbove1kHz ?? 0) else { return nil }
+        guard let holdBelowSNR else { return trailingSilence }
+        guard let snr = SpeechToNoise.estimatedDB(of: raw, sampleRate: sampleRate), snr < holdBelowSNR else { return nil }
+        return trailingSilence
+    }
 
     /// Whether the noise under `raw` (the utterance with the noise heard before it) is one the
     /// mask is for: broadband, or low and strong but not hum.

@@ -340,15 +340,18 @@ public struct UtteranceStream {
 
     /// At a pause in speech (the audio in `range` so far), holds the endpointer open for
     /// `SteadyNoiseMask.trailingSilence` when the utterance will go through the steady-noise mask
-    /// (`decodeAudio`). The endpointer hears the denoised audio and ends a weak last consonant
-    /// early ("pause" 0.1 s into its /z/); the mask keeps it, but only if it hears the audio after
-    /// the end. The end reported stays where it was; the result comes that much later.
+    /// (`decodeAudio`) and the noise is strong and broadband. The endpointer hears the denoised
+    /// audio and ends a weak last consonant early ("pause" inside its /z/); the mask keeps it, but
+    /// only if it hears the audio after the end. The end reported stays where it was; the result
+    /// comes that much later.
     private mutating func holdOpenInSteadyNoise(_ range: Range<Int>) {
-        guard let steadyNoise = recognizer.options.steadyNoiseMask, let silence = steadyNoise.trailingSilence,
+        guard let steadyNoise = recognizer.options.steadyNoiseMask, steadyNoise.trailingSilence != nil,
               endpointer.heldTrailingSilence == nil, suppressor != nil, recognizer.options.maskingNoiseBelowPeakDB != nil,
               isNoisy(raw(range)), recognizer.isSteadyNoise(raw(range)) else { return }
-        let heard = max(historyStart, range.lowerBound - noiseContextSamples)..<range.upperBound
-        if steadyNoise.isFor(raw(heard), sampleRate: recognizer.sampleRate) { endpointer.holdOpen(trailingSilence: silence) }
+        let heard = raw(max(historyStart, range.lowerBound - noiseContextSamples)..<range.upperBound)
+        if let silence = steadyNoise.trailingSilence(over: heard, sampleRate: recognizer.sampleRate) {
+            endpointer.holdOpen(trailingSilence: silence)
+        }
     }
 
     /// Whether `raw` is noisy: its quietest tenth within `noiseSuppressionRangeDB` of its peak.

@@ -122,6 +122,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Hold an utterance that goes through the steady-noise mask open until this many seconds of silence, so the mask hears the weak last consonant the endpointer cut off (default 0.35; the end reported is the same, the result comes later); 0 uses --trailing-silence.", valueName: "SECONDS", visibility: .hidden))
     var steadyMaskTrailingSilence: Double?
 
+    @Option(help: ArgumentHelp("Hold utterances open (--steady-mask-trailing-silence) only in broadband noise with the voice less than this many dB above it (default 16, between the suites' 12 and 18 dB); 0: in all broadband noise the mask hears.", valueName: "DB", visibility: .hidden))
+    var steadyMaskHoldBelowSnr: Double?
+
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
@@ -186,6 +189,7 @@ struct TuningOptions: ParsableArguments {
         if let steadyMaskMinHighBand, !(0...1).contains(steadyMaskMinHighBand) { throw ValidationError("--steady-mask-min-high-band must be between 0 and 1") }
         if let steadyMaskLowBandBelowSnr, !(steadyMaskLowBandBelowSnr >= 0) { throw ValidationError("--steady-mask-low-band-below-snr must be 0 dB or more") }
         if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
+        if let steadyMaskHoldBelowSnr, !(steadyMaskHoldBelowSnr >= 0) { throw ValidationError("--steady-mask-hold-below-snr must be 0 dB or more") }
         if let steadyMaskTrailingSilence, steadyMaskTrailingSilence != 0, !(0.05...5).contains(steadyMaskTrailingSilence) {
             throw ValidationError("--steady-mask-trailing-silence must be 0 or between 0.05 and 5 seconds")
         }
@@ -232,6 +236,7 @@ struct TuningOptions: ParsableArguments {
                 if let steadyMaskAgreement { steady.agreesOnMeaning = steadyMaskAgreement == .meaning }
                 if let steadyMaskTieBreak { steady.tieBreakMinConfidence = steadyMaskTieBreak.minConfidence }
                 if let steadyMaskTrailingSilence { steady.trailingSilence = steadyMaskTrailingSilence > 0 ? steadyMaskTrailingSilence : nil }
+                if let steadyMaskHoldBelowSnr { steady.holdBelowSNR = steadyMaskHoldBelowSnr > 0 ? steadyMaskHoldBelowSnr : nil }
                 return steady
             }
         }

@@ -52,6 +52,7 @@ import Testing
         (["--steady-mask-tie-break", "2"], "The value '2' is invalid for '--steady-mask-tie-break'"),
         (["--steady-mask-agreement", "both"], "The value 'both' is invalid for '--steady-mask-agreement'"),
         (["--steady-mask-trailing-silence", "0.01"], "--steady-mask-trailing-silence must be 0 or between 0.05 and 5 seconds"),
+        (["--steady-mask-hold-below-snr=-3"], "--steady-mask-hold-below-snr must be 0 dB or more"),
     ])
     func badTuningOptionIsAUsageError(options: [String], message: String) throws {
         let result = try CLI.run(["recognize"] + options + ["Audio/demo/stop.wav"])

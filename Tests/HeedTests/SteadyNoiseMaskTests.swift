@@ -28,6 +28,23 @@ import Testing
         #expect(steady.isFor(try mixed("hum", 6), sampleRate: 16_000))
     }
 
+    /// Which noise holds an utterance open for the mask (`SteadyNoiseMask.trailingSilence`): pink
+    /// noise up to the suites' 12 dB mixes, not milder pink noise, and never noise below 1 kHz.
+    @Test func onlyStrongBroadbandNoiseHoldsAnUtteranceOpen() throws {
+        var steady = SteadyNoiseMask(mask: try TalkMask(contentsOf: Self.weights))
+        let recording = Fixtures.builtins.appendingPathComponent("cancel-en-130.wav")
+        func mixed(_ noise: String, _ snr: Double) throws -> ArraySlice<Int16> {
+            try SuiteMix.mixed(recording, as: "builtins/cancel-en-130.wav", with: noise, snr: snr)[...]
+        }
+        for (noise, snr, held) in [("pink", 6.0, true), ("pink", 12, true), ("pink", 18, false), ("pink", 24, false), ("brown", 6, false), ("hum", 6, false)] {
+            #expect((steady.trailingSilence(over: try mixed(noise, snr), sampleRate: 16_000) != nil) == held, "\(noise) at \(snr) dB")
+        }
+        steady.holdBelowSNR = nil
+        #expect(steady.trailingSilence(over: try mixed("pink", 24), sampleRate: 16_000) == 0.35)
+        steady.trailingSilence = nil
+        #expect(steady.trailingSilence(over: try mixed("pink", 6), sampleRate: 16_000) == nil)
+    }
+
     /// "set the lathe to high speed" (Audio/workshop, en voice) in pink noise at 6 dB: one masked
     /// copy hears "to", the other "at", one command in other words. Agreeing on the meaning, the
     /// copies give it; agreeing on the words, they give nothing.
