@@ -122,7 +122,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Hold an utterance that goes through the steady-noise mask open until this many seconds of silence, so the mask hears the weak last consonant the endpointer cut off (default 0.35; the end reported is the same, the result comes later); 0 uses --trailing-silence.", valueName: "SECONDS", visibility: .hidden))
     var steadyMaskTrailingSilence: Double?
 
-    @Option(help: ArgumentHelp("Hold utterances open (--steady-mask-trailing-silence) only in broadband noise with the voice less than this many dB above it (default 16, between the suites' 12 and 18 dB); 0: in all broadband noise the mask hears.", valueName: "DB", visibility: .hidden))
+    @Option(help: ArgumentHelp("Hold utterances open (--steady-mask-trailing-silence) only in broadband noise with the voice less than this many dB above it (default 17, between the suites' 12 and 18 dB); 0: in all broadband noise the mask hears.", valueName: "DB", visibility: .hidden))
     var steadyMaskHoldBelowSnr: Double?
 
     @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
