@@ -41,6 +41,8 @@ import Testing
         }
         steady.holdBelowSNR = nil
         #expect(steady.trailingSilence(over: try mixed("pink", 24), sampleRate: 16_000) == 0.35)
+        steady.minShareAbove1kHz = nil  // hum through the mask, but still not held
+        #expect(steady.trailingSilence(over: try mixed("hum", 6), sampleRate: 16_000) == nil)
         steady.trailingSilence = nil
         #expect(steady.trailingSilence(over: try mixed("pink", 6), sampleRate: 16_000) == nil)
     }
