@@ -4,7 +4,8 @@
 /// follows. A British "start" is S T AA T, which the American model hears as "stop" (S T AA P)
 /// sooner than as S T AA R T; before a vowel the r comes back (see `linkingR`). The stressed
 /// vowel of "done", said open, is heard as AA (see `openStrut`), and British English keeps the
-/// yod of "resume" (see `yod`).
+/// yod of "resume" (see `yod`), and says the BATH words with the open vowel of "father" (see
+/// `bathVowel`).
 public enum AccentVariants {
     /// What the dictionary word carrying a word's variants is called: the word and this
     /// ("start~ac"). `Decoder.baseWord` takes it off again.
@@ -88,11 +89,38 @@ public enum AccentVariants {
 
     static let yodConsonants: Set<Substring> = ["T", "D", "N", "S", "Z", "TH"]
 
+    /// `phones` with the vowel of "trap" (AE) said as the vowel of "father" (AA) where southern
+    /// British English does ("bathroom" B AA TH R UW M, "after", "last", "pass"), or nil: before F
+    /// or TH that no vowel follows, and before S at the end of the word or before P, T or K. The
+    /// split follows no rule exactly; `trapWords` are common words that fit it and keep AE.
+    public static func bathVowel(_ word: String, _ phones: String) -> String? {
+        guard !trapWords.contains(word), !word.hasSuffix("astic") else { return nil }
+        let parts = phones.split(separator: " ")
+        var result = parts
+        for index in parts.indices where parts[index] == "AE" && index + 1 < parts.count {
+            let next = parts[index + 1]
+            let after = index + 2 < parts.count ? parts[index + 2] : nil
+            let broadens = switch next {
+            case "F", "TH": after.map { !vowels.contains($0) } ?? true
+            case "S": after.map { ["P", "T", "K"].contains($0) } ?? true
+            default: false
+            }
+            if broadens { result[index] = "AA" }
+        }
+        return result == parts ? nil : result.joined(separator: " ")
+    }
+
+    static let trapWords: Set<String> = ["gas", "mass", "math", "maths", "crass", "lass", "aspect", "asterisk", "astronaut"]
+
     /// Every accent form of `word` that its dictionary pronunciations lack, each once: non-rhotic,
-    /// open STRUT and the kept yod. The open vowel is only ever the dictionary's AH, never the AH
+    /// open STRUT, the kept yod and the BATH vowel. The open vowel is only ever the dictionary's AH, never the AH
     /// a lost r leaves of ER ("burn" B AH N is not also B AA N).
     public static func forms(of word: String, pronunciations: [String]) -> [String] {
-        unique(pronunciations.flatMap { [nonRhotic($0), openStrut(word, $0), yod(word, $0)] }, besides: pronunciations)
+        unique(pronunciations.flatMap { phones -> [String?] in
+            let rLess = nonRhotic(phones)
+            // A British "after" is AA F T AH: both at once.
+            return [rLess, openStrut(word, phones), yod(word, phones), bathVowel(word, phones), rLess.flatMap { bathVowel(word, $0) }]
+        }, besides: pronunciations)
     }
 
     /// The forms in `candidates`, in order and each once, that are not among `pronunciations`.

@@ -1,7 +1,7 @@
 import Testing
 @testable import HeedRecognition
 
-/// Non-rhotic, linking-r, open-vowel and yod pronunciations from the dictionary's General American ones.
+/// Non-rhotic, linking-r, open-vowel, yod and BATH-vowel pronunciations from the dictionary's General American ones.
 struct AccentVariantsTests {
     @Test(arguments: [
         ("S T AA R T", "S T AA T"),            // start
@@ -53,6 +53,25 @@ struct AccentVariantsTests {
     }
 
     @Test(arguments: [
+        ("bathroom", "B AE TH R UW M", "B AA TH R UW M"),
+        ("after", "AE F T ER", "AA F T ER"),
+        ("last", "L AE S T", "L AA S T"),
+        ("pass", "P AE S", "P AA S"),
+        ("half", "HH AE F", "HH AA F"),
+    ])
+    func aBathWordCanHaveTheVowelOfFather(_ word: String, _ general: String, _ british: String) {
+        #expect(AccentVariants.bathVowel(word, general) == british)
+    }
+
+    /// A vowel after the consonant ("traffic", "classic"), other consonants ("cancel", "back"),
+    /// and the common words that fit the pattern but keep the vowel of "trap".
+    @Test(arguments: [("traffic", "T R AE F IH K"), ("classic", "K L AE S IH K"), ("cancel", "K AE N S AH L"), ("back", "B AE K"),
+                      ("gas", "G AE S"), ("plastic", "P L AE S T IH K"), ("stop", "S T AA P")])
+    func otherWordsKeepTheVowelOfTrap(_ word: String, _ phones: String) {
+        #expect(AccentVariants.bathVowel(word, phones) == nil)
+    }
+
+    @Test(arguments: [
         ("T EH M P R AH CH ER", "T EH M P R AH CH AH R"),   // temperature in ...
         ("P AW ER", "P AW AH R"),                           // power up
         ("K AA R", "K AA R"),                               // car: the same as the dictionary's
@@ -78,6 +97,7 @@ struct AccentVariantsTests {
         #expect(AccentVariants.forms(of: "done", pronunciations: ["D AH N", "D AA N"]).isEmpty)
         #expect(AccentVariants.forms(of: "stop", pronunciations: ["S T AA P"]).isEmpty)
         #expect(AccentVariants.forms(of: "resume", pronunciations: ["R IH Z UW M"]) == ["R IH Z Y UW M"])
+        #expect(AccentVariants.forms(of: "after", pronunciations: ["AE F T ER"]) == ["AE F T AH", "AA F T ER", "AA F T AH"])
     }
 
     @Test func theVariantsWordNameComesBackToTheWord() {
