@@ -102,7 +102,7 @@ public enum AccentVariants {
             let after = index + 2 < parts.count ? parts[index + 2] : nil
             let broadens = switch next {
             case "F", "TH": after.map { !vowels.contains($0) } ?? true
-            case "S": after.map { ["P", "T", "K"].contains($0) } ?? true
+            case "S": after.map { bathStops.contains($0) } ?? true
             default: false
             }
             if broadens { result[index] = "AA" }
@@ -110,11 +110,12 @@ public enum AccentVariants {
         return result == parts ? nil : result.joined(separator: " ")
     }
 
+    static let bathStops: Set<Substring> = ["P", "T", "K"]
     static let trapWords: Set<String> = ["gas", "mass", "math", "maths", "crass", "lass", "aspect", "asterisk", "astronaut"]
 
     /// Every accent form of `word` that its dictionary pronunciations lack, each once: non-rhotic,
-    /// open STRUT, the kept yod and the BATH vowel. The open vowel is only ever the dictionary's AH, never the AH
-    /// a lost r leaves of ER ("burn" B AH N is not also B AA N).
+    /// open STRUT, the kept yod and the BATH vowel. The open vowel is only ever the dictionary's
+    /// AH, never the AH a lost r leaves of ER ("burn" B AH N is not also B AA N).
     public static func forms(of word: String, pronunciations: [String]) -> [String] {
         unique(pronunciations.flatMap { phones -> [String?] in
             let rLess = nonRhotic(phones)

@@ -125,7 +125,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Hold utterances open (--steady-mask-trailing-silence) only in broadband noise with the voice less than this many dB above it (default 17, between the suites' 12 and 18 dB); 0: in all broadband noise the mask hears.", valueName: "DB", visibility: .hidden))
     var steadyMaskHoldBelowSnr: Double?
 
-    @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"); 0 hears General American only.", valueName: "P"))
+    @Option(help: ArgumentHelp("Probability of hearing a command word as other accents say it, against the dictionary's General American (default 0.1): without the r after a vowel (British \"start\"; said again before a vowel, \"temperature in\"), with an open stressed vowel (\"done\" as \"dahn\"), with the yod (\"resume\" as \"rezyoom\"), with the BATH vowel (\"bathroom\" as \"bahthroom\"); 0 hears General American only.", valueName: "P"))
     var accentVariants: Double?
 
     @Option(help: ArgumentHelp("In noise, also hear a command that is one word alone in an accent's form that is one phone from another one-word command (default off: the r-less \"start\", one consonant from \"stop\", is then heard only as the dictionary spells it; longer phrases and clean speech keep every form).", valueName: "on|off"))

@@ -194,14 +194,14 @@ import Testing
     /// 101, pink 12 dB 84 -> 93 commands; false acceptance 1 -> 1 and 2 -> 1; pink 12 dB 86 -> 91
     /// since verification compares on the model's own scale, 87 -> 91 since a phrase cut in two is
     /// rejoined: as trained, "put on | rock and roll" is heard; 89 -> 92 since the BATH vowel, with
-    /// which the model as trained hears both "what's the temperature in the bathroom"s). In a reverberant room (`--reverb
-    /// 0.3`) the same profile, made from dry recordings, gives back most of what the room takes:
-    /// 77 -> 96 commands, false acceptance 2 -> 1 ("Reverberant rooms, measured"). Both runs decode
-    /// clean speech as heard (`--quiet-floor 0`) and take no forced choice in noise
-    /// (`--forced-choice-margin 0`): the quiet floor's second opinion gives back much of the same
-    /// clean loss by itself (99 of 102 as trained), the forced choice some of the noisy one (pink
-    /// 12 dB 87 -> 89 as trained, 91 -> 92 enrolled), and what is measured here is what the
-    /// profile does to the model; for the same reason without the steady-noise mask.
+    /// which the model as trained hears both "what's the temperature in the bathroom"s). In a
+    /// reverberant room (`--reverb 0.3`) the same profile, made from dry recordings, gives back
+    /// most of what the room takes: 77 -> 96 commands, false acceptance 2 -> 1 ("Reverberant
+    /// rooms, measured"). Both runs decode clean speech as heard (`--quiet-floor 0`) and take no
+    /// forced choice in noise (`--forced-choice-margin 0`): the quiet floor's second opinion gives
+    /// back much of the same clean loss by itself (99 of 102 as trained), the forced choice some of
+    /// the noisy one (pink 12 dB 87 -> 89 as trained, 91 -> 92 enrolled), and what is measured
+    /// here is what the profile does to the model; for the same reason without the steady-noise mask.
     @Test func enrollmentHearsABritishVoice() async throws {
         let suites = try Self.voiceView("en_m3", of: ["builtins", "coffee", "home", "workshop"])
         let profile = try Fixtures.temporaryDirectory().appendingPathComponent("en_m3.speaker.json")

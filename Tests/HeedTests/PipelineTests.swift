@@ -82,9 +82,10 @@ import Testing
     /// test` mixes it, this en+m3 "bathroom" is heard only with the BATH-vowel form; without any
     /// accent form it is not understood (BENCHMARKS.md, "The BATH vowel").
     @Test func aBritishBathroomIsHeardInNoiseWithTheAccentVariants() throws {
+        let steadyNoiseMask = SteadyNoiseMask(mask: try TalkMask(contentsOf: SteadyNoiseMaskTests.weights))
         let heard = { (name: String, accents: Double?) in
             var options = RecognizerOptions()
-            options.steadyNoiseMask = SteadyNoiseMask(mask: try TalkMask(contentsOf: SteadyNoiseMaskTests.weights))
+            options.steadyNoiseMask = steadyNoiseMask
             options.accentVariantProbability = accents
             let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent("home/\(name).wav"), as: "home/\(name).wav",
                                            with: "pink", snr: 10)
