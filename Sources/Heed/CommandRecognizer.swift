@@ -355,6 +355,11 @@ public final class CommandRecognizer {
     /// accent forms that are one phone from another one-word command (see
     /// `confusableOneWordVariantsInNoise`).
     private func installCommandSearches(_ commands: CommandSet) throws(HeedError) {
+        if commandSearchGrammar != nil {
+            for name in [Self.commandSearch, Self.phoneLoopSearch, Self.forcedChoiceSearch, Self.noisyCommandSearch, Self.noisyPartialCommandSearch] {
+                decoder.remove(search: name)
+            }
+        }
         grammarGeneration += 1
         vocabulary = .commands(commands, contexts: contexts)
         commandWords = Set(commands.phrases.joined()).union(contexts.flatMap(\.vocabulary))
@@ -459,7 +464,7 @@ public final class CommandRecognizer {
     /// else, are left out; the returned lines say which and why. Call between utterances.
     @discardableResult
     public func setShortcuts(_ shortcuts: [Shortcut]) throws(HeedError) -> [String] {
-        guard case .commands = vocabulary else { return [] }
+        guard case .commands(let installed, _) = vocabulary else { return [] }
         var commands = baseCommands
         var skipped: [String] = []
         let base = Vocabulary.commands(baseCommands, contexts: contexts)
@@ -473,7 +478,14 @@ public final class CommandRecognizer {
                 commands.add(.init(intent: shortcut.intent.name, slots: shortcut.intent.slots, phrases: [words]))
             }
         }
-        try installCommandSearches(commands)
+        // Building the searches again when nothing changed (no shortcuts, the usual case) would
+        // cost 4 MB of memory for nothing: the old searches leave their place in the heap.
+        if commands != installed {
+            try installCommandSearches(commands)
+            // The searches were dropped and built again: none is selected now.
+            do { try decoder.select(Self.commandSearch) } catch { throw HeedError(error) }
+            selectedSearch = Self.commandSearch
+        }
         return skipped
     }
 

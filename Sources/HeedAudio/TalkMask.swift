@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A learned mask that keeps the voice in front and turns down background talk.
 ///
@@ -21,9 +20,6 @@ public final class TalkMask: Sendable {
     /// Whether the network's input ends with each bin's noise floor (a HEEDTMK2 file).
     let noiseFloorInput: Bool
     let url: URL
-    /// The network, read from `url` the first time it is needed: most audio never reaches the
-    /// mask, and its 2.4 MB would otherwise count in every run's memory.
-    private let loaded = Mutex<Network?>(nil)
     /// The analysis and synthesis window: a periodic Hann window, as the script's.
     let window: [Double]
     let fft: FFT
@@ -45,7 +41,7 @@ public final class TalkMask: Sendable {
     static let magicWithNoiseFloor = Array("HEEDTMK2".utf8)
 
     /// Checks a weights file written by `scripts/talk-mask.py export` (or `steady-mask.py`'s): its header, and that it
-    /// holds exactly the weights the header's sizes call for. The weights are read on first use.
+    /// holds exactly the weights the header's sizes call for. The weights are read when used.
     public init(contentsOf url: URL) throws(LoadError) {
         func fail(_ problem: String) -> LoadError { LoadError(path: url.path, problem: problem) }
         let header: [UInt8], size: Int
@@ -89,53 +85,51 @@ public final class TalkMask: Sendable {
         [inputs * hidden, hidden, hidden * hidden, hidden, hidden * bins, bins]
     }
 
-    /// The network, read now if it was not yet. Reads in pieces, so no more than one piece is
-    /// held twice.
+    /// The network, read from `url` each time it is needed and not kept: most audio never
+    /// reaches a mask, and a run that meets both steady noise and background talk would
+    /// otherwise hold both networks (2.6 and 2.4 MB) from then on, past issue 8's 60 MB. Reading
+    /// costs about 1 ms, against hundreds for the masked copies' decodes (BENCHMARKS.md,
+    /// "Memory in noise"). Reads in pieces, so no more than one piece is held twice.
     func network() throws(LoadError) -> Network {
-        try loaded.withLock { (network: inout Network?) throws(LoadError) -> Network in
-            if let network { return network }
-            func fail(_ problem: String) -> LoadError { LoadError(path: url.path, problem: problem) }
-            var arrays: [[Float]] = []
-            do {
-                let handle = try FileHandle(forReadingFrom: url)
-                defer { try? handle.close() }
-                try handle.seek(toOffset: UInt64(headerLength))
-                for count in Self.layerSizes(inputs: inputs, bins: bins, hidden: hidden) {
-                    var values = [Float]()
-                    values.reserveCapacity(count)
-                    while values.count < count {
-                        let piece = min(65_536, count - values.count)
-                        guard let data = try handle.read(upToCount: 4 * piece), data.count == 4 * piece else {
-                            throw fail("the file ended while reading the talk mask's weights (was it changed meanwhile?)")
-                        }
-                        data.withUnsafeBytes { bytes in
-                            for index in 0..<piece {
-                                values.append(Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))))
-                            }
+        func fail(_ problem: String) -> LoadError { LoadError(path: url.path, problem: problem) }
+        var arrays: [[Float]] = []
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(headerLength))
+            for count in Self.layerSizes(inputs: inputs, bins: bins, hidden: hidden) {
+                var values = [Float]()
+                values.reserveCapacity(count)
+                while values.count < count {
+                    let piece = min(65_536, count - values.count)
+                    guard let data = try handle.read(upToCount: 4 * piece), data.count == 4 * piece else {
+                        throw fail("the file ended while reading the talk mask's weights (was it changed meanwhile?)")
+                    }
+                    data.withUnsafeBytes { bytes in
+                        for index in 0..<piece {
+                            values.append(Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))))
                         }
                     }
-                    guard values.allSatisfy(\.isFinite) else { throw fail("a weight is not a finite number") }
-                    arrays.append(values)
                 }
-            } catch let error as LoadError {
-                throw error
-            } catch {
-                throw fail("cannot read the talk mask's weights: \((error as NSError).localizedDescription)")
+                guard values.allSatisfy(\.isFinite) else { throw fail("a weight is not a finite number") }
+                arrays.append(values)
             }
-            let read = Network(w1: arrays[0], b1: arrays[1], w2: arrays[2], b2: arrays[3], w3: arrays[4], b3: arrays[5])
-            network = read
-            return read
+        } catch let error as LoadError {
+            throw error
+        } catch {
+            throw fail("cannot read the talk mask's weights: \((error as NSError).localizedDescription)")
         }
+        return Network(w1: arrays[0], b1: arrays[1], w2: arrays[2], b2: arrays[3], w3: arrays[4], b3: arrays[5])
     }
 
     /// `samples` masked once for each of `floors` (the gain, 0...1, where the network hears only
     /// background): the spectrum and the network run once for all of them.
-    /// The first call reads the weights, and throws if they can no longer be read.
+    /// Each call reads the weights (`network()`), and throws if they can no longer be read.
     public func masked(_ samples: ArraySlice<Int16>, floors: [Double]) throws(LoadError) -> [[Int16]] {
         guard !samples.isEmpty else { return floors.map { _ in [] } }
-        let network = try network()
         let spectrum = analyse(samples)
-        let chances = speechChances(spectrum, network)
+        // The weights go once the chances are known, before the copies are made.
+        let chances = speechChances(spectrum, try network())
         return floors.map { floor in
             synthesise(spectrum, chances: chances, floor: floor, count: samples.count)
         }

@@ -79,6 +79,21 @@ import Testing
         for file in files { #expect(try recognizer.recognize(file: file).allSatisfy { !$0.understood }) }
     }
 
+    /// Setting shortcuts drops the command searches and builds them again (so the new ones reuse
+    /// the old ones' memory), or leaves them be when nothing changed. Either way a noisy utterance
+    /// (the noisy search) decodes exactly as before, down to its confidence.
+    @Test func rebuiltSearchesDecodeNoiseAsBefore() throws {
+        let recognizer = try CommandRecognizer(authorization: TestAuthorization.speechRecognition())
+        let noisy = Fixtures.root.appendingPathComponent("Tests/Golden/cancel-brown-6dB.wav")
+        let before = try recognizer.recognize(file: noisy)
+        #expect(before.compactMap(\.intent) == [Intent(name: "cancel")], "\(before)")
+        for shortcuts in [[coffee], [coffee], []] {
+            try recognizer.setShortcuts(shortcuts)
+            let after = try recognizer.recognize(file: noisy)
+            #expect(after.map(\.transcript) == before.map(\.transcript) && after.map(\.confidence) == before.map(\.confidence), "\(after)")
+        }
+    }
+
     @Test func shortcutsThatCannotBeHeardOrClashAreLeftOutWithAReason() throws {
         let recognizer = try CommandRecognizer(authorization: TestAuthorization.speechRecognition())
         let unknown = Shortcut(id: "x", title: "X", phrase: "zorblax now", intent: Intent(name: "x"))
