@@ -1,4 +1,5 @@
 import Foundation
+import HeedAudio
 import HeedTestSupport
 import Testing
 @testable import Heed
@@ -81,9 +82,12 @@ import Testing
 
     /// Setting shortcuts drops the command searches and builds them again (so the new ones reuse
     /// the old ones' memory), or leaves them be when nothing changed. Either way a noisy utterance
-    /// (the noisy search) decodes exactly as before, down to its confidence.
+    /// (the noisy search, through the steady-noise mask as `heed` decodes it) comes out exactly as
+    /// before, down to its confidence.
     @Test func rebuiltSearchesDecodeNoiseAsBefore() throws {
-        let recognizer = try CommandRecognizer(authorization: TestAuthorization.speechRecognition())
+        var options = RecognizerOptions()
+        options.steadyNoiseMask = SteadyNoiseMask(mask: try TalkMask(contentsOf: SteadyNoiseMaskTests.weights))
+        let recognizer = try CommandRecognizer(options: options, authorization: TestAuthorization.speechRecognition())
         let noisy = Fixtures.root.appendingPathComponent("Tests/Golden/cancel-brown-6dB.wav")
         let before = try recognizer.recognize(file: noisy)
         #expect(before.compactMap(\.intent) == [Intent(name: "cancel")], "\(before)")
