@@ -171,7 +171,7 @@ public final class TalkMask: Sendable {
     /// The weighted overlap-add of `spectrum`, each bin scaled by `floor + (1 - floor) × chance`,
     /// without the padding.
     func synthesise(_ spectrum: Spectrum, chances: [Float], floor: Double, count: Int) -> [Int16] {
-        var out = [Double](repeating: 0, count: spectrum.paddedLength), weight = out
+        var out = [Double](repeating: 0, count: spectrum.paddedLength)
         var real = [Double](repeating: 0, count: frameLength), imaginary = real
         for frame in 0..<spectrum.frames {
             // The full conjugate-symmetric spectrum of a real frame.
@@ -189,11 +189,23 @@ public final class TalkMask: Sendable {
             fft.transform(&real, &imaginary, inverse: true)
             for index in 0..<frameLength {
                 out[frame * hop + index] += real[index] * window[index]
-                weight[frame * hop + index] += window[index] * window[index]
             }
         }
+        let weight = windowSums
         return (frameLength..<frameLength + count).map { index in
-            Int16(max(-32768, min(32767, (out[index] / max(weight[index], 1e-3)).rounded())))
+            Int16(max(-32768, min(32767, (out[index] / max(weight[index % hop], 1e-3)).rounded())))
+        }
+    }
+
+    /// The overlap-add's window sum at each sample that is kept, which depends only on where the
+    /// sample falls between two frame starts: every frame over a kept sample exists (the padding
+    /// is a whole frame either side). Summed in the order frames are added, so each is the very
+    /// number a signal-long sum would give, without holding one (memory: 8 bytes a sample).
+    var windowSums: [Double] {
+        (0..<hop).map { phase in
+            // Frames in order are offsets into the window from the largest down.
+            stride(from: phase + (frameLength - 1 - phase) / hop * hop, through: phase, by: -hop)
+                .reduce(0.0) { $0 + window[$1] * window[$1] }
         }
     }
 
