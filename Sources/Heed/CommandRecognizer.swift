@@ -349,8 +349,8 @@ public final class CommandRecognizer {
     private var baseCommands = CommandSet()
     private var contexts: [Context] = []
 
-    /// Builds the command searches (normal and noisy) for `commands` plus the contexts, replacing
-    /// any built before. The command paths and the garbage units are worked out once; the noisy
+    /// Builds the command searches (normal and noisy) for `commands` plus the contexts, dropping
+    /// any built before first, so that the new ones take the old ones' memory. The command paths and the garbage units are worked out once; the noisy
     /// search differs in what its garbage paths cost, and in leaving out a one-word command's
     /// accent forms that are one phone from another one-word command (see
     /// `confusableOneWordVariantsInNoise`).

@@ -89,7 +89,7 @@ public final class TalkMask: Sendable {
     /// reaches a mask, and a run that meets both steady noise and background talk would
     /// otherwise hold both networks (2.6 and 2.4 MB) from then on, past issue 8's 60 MB. Reading
     /// costs about 1 ms, against hundreds for the masked copies' decodes (BENCHMARKS.md,
-    /// "Memory in noise"). Reads in pieces, so no more than one piece is held twice.
+    /// "Memory in noise and with shortcuts"). Reads in pieces, so no more than one piece is held twice.
     func network() throws(LoadError) -> Network {
         func fail(_ problem: String) -> LoadError { LoadError(path: url.path, problem: problem) }
         var arrays: [[Float]] = []
