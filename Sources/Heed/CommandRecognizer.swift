@@ -152,6 +152,12 @@ public struct RecognizerOptions: Sendable {
     /// many more paths close together, and babble loses commands at any cap that saves much
     /// (BENCHMARKS.md, "Fewer active HMMs").
     public var noisyMaxActiveHMMs: Int? = nil
+    /// The cap for an utterance decoded without one (noisy) that is longer than
+    /// `longUtteranceSeconds`: longer than any command in the suites (5.3 s at most). Ten seconds
+    /// of babble through the garbage loops, uncapped, took peak memory from 62 to 70 MB
+    /// (BENCHMARKS.md, "Memory in noise and with shortcuts"). nil: no cap there either.
+    public var longNoisyMaxActiveHMMs: Int? = 500
+    public var longUtteranceSeconds = 6.0
     /// On an utterance that was not understood, decode again the part within this many dB of
     /// its loudest frame (nil: never). See `decodeUtterance`; chosen on Audio/* with babble.
     public var foregroundMarginDB: Double? = 15
@@ -1104,6 +1110,13 @@ public final class CommandRecognizer {
     /// The samples `maskedFrames` were found in: the phone loop decodes the same samples again.
     private var maskedSpan: Range<Int>?
 
+    /// The cap on active HMMs for decoding `sampleCount` samples when the search's own is `cap`:
+    /// `longNoisyMaxActiveHMMs` for an uncapped (noisy) utterance longer than `longUtteranceSeconds`.
+    static func activeHMMCap(_ cap: Int?, sampleCount: Int, sampleRate: Int, _ options: RecognizerOptions) -> Int? {
+        guard cap == nil, Double(sampleCount) > options.longUtteranceSeconds * Double(sampleRate) else { return cap }
+        return options.longNoisyMaxActiveHMMs
+    }
+
     private func decode(_ samples: ArraySlice<Int16>, alternatives: (Hypothesis) -> Bool) throws(HeedError) -> Hypothesis {
         try checkAuthorization()
         samplesDecoded += samples.count
@@ -1125,6 +1138,9 @@ public final class CommandRecognizer {
             maskedFrames = burstFrames(samples)
             maskedSpan = samples.indices
         }
+        let cap = decoder.maxActiveHMMs
+        decoder.maxActiveHMMs = Self.activeHMMCap(cap, sampleCount: samples.count, sampleRate: sampleRate, options)
+        defer { decoder.maxActiveHMMs = cap }
         do {
             try decoder.startUtterance(maskedFrames: maskedFrames)
             try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in

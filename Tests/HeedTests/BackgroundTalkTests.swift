@@ -83,4 +83,28 @@ import Testing
         let plain = try CommandRecognizer(authorization: TestAuthorization.speechRecognition()).recognize(samples: mixed)
         #expect(plain.filter(\.understood).isEmpty)
     }
+
+    /// A noisy utterance longer than any command is decoded with the active HMMs capped, as a
+    /// clean one is: uncapped, ten seconds of babble through the garbage loops took peak memory to
+    /// 70 MB (BENCHMARKS.md, "Memory in noise and with shortcuts"). Shorter ones and capped
+    /// searches keep their own.
+    @Test func aLongNoisyUtteranceIsDecodedWithTheActiveHMMsCapped() {
+        let options = RecognizerOptions()
+        #expect(CommandRecognizer.activeHMMCap(nil, sampleCount: 7 * 16_000, sampleRate: 16_000, options) == 500)
+        #expect(CommandRecognizer.activeHMMCap(nil, sampleCount: 5 * 16_000, sampleRate: 16_000, options) == nil)
+        #expect(CommandRecognizer.activeHMMCap(300, sampleCount: 7 * 16_000, sampleRate: 16_000, options) == 300)
+    }
+
+    /// Real speech that runs past the cap's line (a 7.1 s LibriVox sentence), over babble at 12
+    /// dB as the suites mix it and through the talk mask: still not taken for a command.
+    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
+    func longSpeechOverBabbleIsNotACommand() throws {
+        let recording = Fixtures.corpus.appendingPathComponent("librivox/sense_and_sensibility_01_austen_64kb-0870.wav")
+        let mixed = try SuiteMix.mixed(recording, as: "speech/librivox/sense_and_sensibility_01_austen_64kb-0870.wav", with: "babble", snr: 12)
+        #expect(Double(mixed.count) > RecognizerOptions().longUtteranceSeconds * 16_000)
+        var options = RecognizerOptions()
+        options.backgroundTalkMask = BackgroundTalkMask(mask: try TalkMask(contentsOf: Self.weights))
+        let heard = try CommandRecognizer(options: options, authorization: TestAuthorization.speechRecognition()).recognize(samples: mixed)
+        #expect(!heard.isEmpty && heard.allSatisfy { !$0.understood }, "\(heard)")
+    }
 }
