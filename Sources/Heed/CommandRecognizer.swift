@@ -154,7 +154,7 @@ public struct RecognizerOptions: Sendable {
     public var noisyMaxActiveHMMs: Int? = nil
     /// The cap for an utterance decoded without one (noisy) that is longer than
     /// `longUtteranceSeconds`: longer than any command in the suites (5.3 s at most). Ten seconds
-    /// of babble through the garbage loops, uncapped, took peak memory from 62 to 70 MB
+    /// of babble through the garbage loops, uncapped, took a stream's peak memory from 71 to 77 MB
     /// (BENCHMARKS.md, "Memory in noise and with shortcuts"). nil: no cap there either.
     public var longNoisyMaxActiveHMMs: Int? = 500
     public var longUtteranceSeconds = 6.0
