@@ -361,10 +361,13 @@ public final class CommandRecognizer {
     /// accent forms that are one phone from another one-word command (see
     /// `confusableOneWordVariantsInNoise`).
     private func installCommandSearches(_ commands: CommandSet) throws(HeedError) {
-        if commandSearchGrammar != nil {
+        let rebuilding = commandSearchGrammar != nil
+        if rebuilding {
             for name in [Self.commandSearch, Self.phoneLoopSearch, Self.forcedChoiceSearch, Self.noisyCommandSearch, Self.noisyPartialCommandSearch] {
                 decoder.remove(search: name)
             }
+            // Nothing is selected now: the next `use` must select, even if building fails below.
+            selectedSearch = ""
         }
         grammarGeneration += 1
         vocabulary = .commands(commands, contexts: contexts)
@@ -401,6 +404,10 @@ public final class CommandRecognizer {
                                     named: Self.noisyPartialCommandSearch)
                     hasNoisyPartialSearch = true
                 }
+            }
+            if rebuilding {
+                try decoder.select(Self.commandSearch)
+                selectedSearch = Self.commandSearch
             }
         } catch {
             throw HeedError(error)
@@ -486,12 +493,7 @@ public final class CommandRecognizer {
         }
         // Building the searches again when nothing changed (no shortcuts, the usual case) would
         // cost 4 MB of memory for nothing: the old searches leave their place in the heap.
-        if commands != installed {
-            try installCommandSearches(commands)
-            // The searches were dropped and built again: none is selected now.
-            do { try decoder.select(Self.commandSearch) } catch { throw HeedError(error) }
-            selectedSearch = Self.commandSearch
-        }
+        if commands != installed { try installCommandSearches(commands) }
         return skipped
     }
 

@@ -22,6 +22,12 @@ public final class TalkMask: Sendable {
     let url: URL
     /// The analysis and synthesis window: a periodic Hann window, as the script's.
     let window: [Double]
+    /// The overlap-add's window sum at each sample that is kept, by its phase in the hop: it
+    /// depends only on where the sample falls between two frame starts, since every frame over a
+    /// kept sample exists (the padding is a whole frame either side). Summed in the order frames
+    /// are added, so each is the very number a signal-long sum would give, without holding one
+    /// (memory: 8 bytes a sample).
+    let windowSums: [Double]
     let fft: FFT
 
     /// Layer weights, row-major (inputs × outputs), and biases.
@@ -71,7 +77,12 @@ public final class TalkMask: Sendable {
         let inputs = (2 * context + 1 + floorField) * bins
         let expected = headerLength + 4 * Self.layerSizes(inputs: inputs, bins: bins, hidden: hidden).reduce(0, +)
         guard size == expected else { throw fail("\(size) bytes where the header's sizes need \(expected) (truncated?)") }
-        window = (0..<frame).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(frame)) }
+        let window = (0..<frame).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(frame)) }
+        self.window = window
+        // Frames in order are offsets into the window from the largest down.
+        windowSums = (0..<hop).map { phase in
+            stride(from: phase + (frame - 1 - phase) / hop * hop, through: phase, by: -hop).reduce(0.0) { $0 + window[$1] * window[$1] }
+        }
         fft = FFT(size: frame)
     }
 
@@ -197,17 +208,6 @@ public final class TalkMask: Sendable {
         }
     }
 
-    /// The overlap-add's window sum at each sample that is kept, which depends only on where the
-    /// sample falls between two frame starts: every frame over a kept sample exists (the padding
-    /// is a whole frame either side). Summed in the order frames are added, so each is the very
-    /// number a signal-long sum would give, without holding one (memory: 8 bytes a sample).
-    var windowSums: [Double] {
-        (0..<hop).map { phase in
-            // Frames in order are offsets into the window from the largest down.
-            stride(from: phase + (frameLength - 1 - phase) / hop * hop, through: phase, by: -hop)
-                .reduce(0.0) { $0 + window[$1] * window[$1] }
-        }
-    }
 
     /// Each bin's chance that the voice in front outweighs the rest, frame by frame.
     func speechChances(_ spectrum: Spectrum, _ network: Network) -> [Float] {

@@ -349,7 +349,7 @@ public final class Decoder {
 
     /// Drops a search added earlier and frees it; nothing is selected afterwards if it was
     /// selected. Dropping searches before building their replacements lets the new ones reuse
-    /// the old ones' memory (built first, they would sit beside it: 3 MB more).
+    /// the old ones' memory (built first, they would sit beside it: about 4 MB more).
     public func remove(search name: String) {
         guard ps_unset_search(decoder, name) == 0 else { return }
         if selectedSearch == name { selectedSearch = nil }

@@ -85,8 +85,8 @@ import Testing
     }
 
     /// A noisy utterance longer than any command is decoded with the active HMMs capped, as a
-    /// clean one is: uncapped, ten seconds of babble through the garbage loops took peak memory to
-    /// 70 MB (BENCHMARKS.md, "Memory in noise and with shortcuts"). Shorter ones and capped
+    /// clean one is: uncapped, ten seconds of babble through the garbage loops took a stream's peak
+    /// memory from 71 to 77 MB (BENCHMARKS.md, "Memory in noise and with shortcuts"). Shorter ones and capped
     /// searches keep their own.
     @Test func aLongNoisyUtteranceIsDecodedWithTheActiveHMMsCapped() {
         let options = RecognizerOptions()
