@@ -276,7 +276,7 @@ public final class CommandRecognizer {
     let decoder: Decoder
     private var vocabulary: Vocabulary
     /// Every word a command or context can produce; anything else decoded is garbage.
-    private var commandWords: Set<String> = []
+    private(set) var commandWords: Set<String> = []
     static let phoneWordPrefix = "~"
     static let commandSearch = "commands"
     /// The same commands with cheaper garbage, for utterances heard through noise.
@@ -302,6 +302,11 @@ public final class CommandRecognizer {
 
     /// The rate the decoder's acoustic model expects; everything is converted to it.
     public var sampleRate: Int { decoder.sampleRate }
+
+    /// Receives, line by line, how each utterance is decided (`explain`); nil: no account is made.
+    public var onExplanation: ((String) -> Void)?
+    /// Put before each line of the account: the masked copy being decoded (`explaining`).
+    var explanationScope = ""
 
     public init(vocabulary: Vocabulary = .commands(.builtins), options: RecognizerOptions = .init(),
                 authorization: Authorization) throws(HeedError) {
@@ -693,22 +698,35 @@ public final class CommandRecognizer {
         lazy var burst = answerSearch == nil && holdsBurst(samples)
         if !noisy, plain.utterance?.understood != true, options.masksBursts, decoder.usesInterleavedGaussians,
            case .commands = vocabulary, burst, let masked = try maskedDecode(samples, startSample: startSample, steadyNoise: steadyNoise) {
+            explain("decoded again with its burst of clatter masked: \(Self.describe(masked))")
             return masked
         }
         if !plain.heardCommand, noisy || (hasForcedChoiceSearch && burst) {
-            return try forcedChoice(samples, startSample: startSample, steadyNoise: noisy && steadyNoise) ?? plain.utterance
+            if let chosen = try forcedChoice(samples, startSample: startSample, steadyNoise: noisy && steadyNoise) {
+                explain("no path took a command; the forced choice did: \(Self.describe(chosen))")
+                return chosen
+            }
+            return plain.utterance
         }
         // Commands only: a plain grammar's word sequence (a card game's hands) has no intent to
         // agree on, and dropping a doubtful sequence only loses its right words.
         if noisy, steadyNoise, options.noiseAdaptation != nil, case .commands = vocabulary,
            let doubt = options.adaptedDoubtBelowConfidence, let heard = plain.utterance, heard.understood, heard.confidence < doubt {
+            explain("doubtful (confidence below --adapted-doubt \(Self.formatted(doubt))): decoded again with the model as trained")
             let asTrained = try decodeOnce(samples, startSample: startSample, noisy: true, steadyNoise: false).utterance
-            return asTrained?.understood == true && asTrained?.intent == heard.intent ? heard : heard.rejected
+            if asTrained?.understood == true && asTrained?.intent == heard.intent { return heard }
+            explain("the model as trained heard \(Self.describe(asTrained)), not the same command: turned away")
+            return heard.rejected
         }
         guard !noisy, plain.heardCommand, let doubt = options.quietFloorDoubtBelowConfidence, let heard = plain.utterance,
               !heard.understood || heard.confidence < doubt, let floored = quietFloored() else { return plain.utterance }
+        explain("doubtful: decoded again over the quiet floor (--quiet-floor-doubt)")
         guard let second = try decodeOnce(floored, startSample: startSample, steadyNoise: true).utterance, second.understood,
-              !heard.understood || second.confidence > heard.confidence else { return heard }
+              !heard.understood || second.confidence > heard.confidence else {
+            explain("the first decode stands: \(Self.describe(heard))")
+            return heard
+        }
+        explain("the decode over the floor is taken: \(Self.describe(second))")
         return second
     }
 
@@ -736,10 +754,17 @@ public final class CommandRecognizer {
         let hypothesis = try decode(samples, alternatives: { _ in true })
         try selectSearch(noisy: true)
         guard let utterance = interpret(hypothesis, startSample: startSample, sampleCount: samples.count), utterance.understood,
-              utterance.confidence >= options.forcedChoiceMinConfidence else { return nil }
+              utterance.confidence >= options.forcedChoiceMinConfidence else {
+            explain("forced choice refused: below --forced-choice-confidence \(Self.formatted(options.forcedChoiceMinConfidence))")
+            return nil
+        }
         let loop = try phoneLoop(samples, noisy: true)
         let shortfall = self.shortfall(of: hypothesis, against: loop, frames: 0...max(0, hypothesis.frameCount - 1))
-        guard shortfall <= margin, let voiced = voiced(utterance, samples, startSample: startSample), voiced.understood else { return nil }
+        guard shortfall <= margin else {
+            explain("forced choice refused: it fits \(Self.formatted(shortfall)) per frame worse than the free phone loop, past --forced-choice-margin \(Self.formatted(margin))")
+            return nil
+        }
+        guard let voiced = voiced(utterance, samples, startSample: startSample), voiced.understood else { return nil }
         return voiced
     }
 
@@ -792,6 +817,7 @@ public final class CommandRecognizer {
         // A millisecond of slack for rounding: the duration is a whole number of 10 ms frames.
         guard lower >= upper || Voicing.voicedDuration(in: samples[lower..<upper], sampleRate: sampleRate, enough: minimum) < minimum - 0.001
         else { return utterance }
+        explain("less than \(Self.formatted(minimum)) s of it is voiced (--min-voiced): turned away")
         return utterance.rejected
     }
 
@@ -803,7 +829,9 @@ public final class CommandRecognizer {
               let limit = options.maxVoicedSilenceSeconds else { return utterance }
         let voiced = Self.voicedSpeechInSilence(hypothesis.words, samples, frameLength: sampleRate / decoder.frameRate,
                                                 sampleRate: sampleRate, enough: limit)
-        return voiced >= limit ? utterance.rejected : utterance
+        guard voiced >= limit else { return utterance }
+        explain("\(Self.formatted(voiced)) s of voiced speech lies in what it took for a pause (--max-voiced-silence): turned away")
+        return utterance.rejected
     }
 
     /// Fillers (silence, noise) shorter than this many frames are not looked into: a word's
@@ -860,6 +888,7 @@ public final class CommandRecognizer {
         try selectSearch(noisy: noisy)
         if noisy, first?.understood != true,
            let spoken = try commandSpokenOverBackground(hypothesis, decodedInParts: partial, samples, startSample: startSample) {
+            explain("a command stands out above the background: \(Self.describe(spoken))")
             return (spoken, true)
         }
         // Background speech (a café's babble, a radio) keeps the endpointer open around the
@@ -872,6 +901,7 @@ public final class CommandRecognizer {
         guard case .commands = vocabulary, first?.understood != true, let margin = options.foregroundMarginDB,
               let foreground = Self.foreground(of: samples, marginDB: margin, sampleRate: sampleRate),
               !overQuietFloor || holdsSoundOverFloor(samples, outside: foreground) else { return (first, whole?.understood == true) }
+        explain("decoded again, only the stretch within \(String(format: "%g", margin)) dB of its loudest frame")
         let foregroundHypothesis = try decode(samples[foreground], alternatives: alternativesWanted(noisy: noisy, samples[foreground]))
         let foregroundWhole = interpret(foregroundHypothesis, startSample: foreground.lowerBound - samples.startIndex + startSample,
                                         sampleCount: foreground.count)
@@ -1033,10 +1063,15 @@ public final class CommandRecognizer {
         // The loop was scored by the same model as the command: adapted to these samples or not.
         let adaptedMargin = decoder.isAdaptedToNoise ? options.adaptedVerificationMarginPerFrame : nil
         let shortfall = self.shortfall(of: hypothesis, against: loop, frames: frames)
-        if shortfall > (adaptedMargin ?? margin) { return utterance.rejected }
+        if shortfall > (adaptedMargin ?? margin) {
+            explain("verification: fits \(Self.formatted(shortfall)) per frame worse than the free phone loop, past the margin \(Self.formatted(adaptedMargin ?? margin)): turned away")
+            return utterance.rejected
+        }
         guard !noisy, overQuietFloor, let wordMargin = options.wordVerificationMarginPerFrame else { return utterance }
         let worstWord = words.map { self.shortfall(of: hypothesis, against: loop, frames: $0.startFrame...$0.endFrame) }.max() ?? 0
-        return worstWord > wordMargin ? utterance.rejected : utterance
+        guard worstWord > wordMargin else { return utterance }
+        explain("verification: its worst word fits \(Self.formatted(worstWord)) per frame worse than the phone loop, past \(Self.formatted(wordMargin)): turned away")
+        return utterance.rejected
     }
 
     /// `samples` decoded by the free phone loop, the yardstick of verification and of the forced
@@ -1148,7 +1183,11 @@ public final class CommandRecognizer {
             try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in
                 try decoder.process(buffer, wholeUtterance: true)
             }
-            return try decoder.endUtterance(alternatives: alternatives)
+            let hypothesis = try decoder.endUtterance(alternatives: alternatives)
+            if selectedSearch != Self.phoneLoopSearch {
+                explain("\(selectedSearch) search\(adaptsToNoise ? ", model adapted to the noise" : ""): \(describe(hypothesis))")
+            }
+            return hypothesis
         } catch {
             throw HeedError(error)
         }
@@ -1184,6 +1223,9 @@ public final class CommandRecognizer {
             // A path through the garbage loops means the speech was not a command.
             if let intent = vocabulary.match(words), confidence >= options.minConfidence {
                 return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
+            }
+            if vocabulary.match(words) != nil {
+                explain("confidence \(Self.formatted(confidence)) is below --min-confidence \(Self.formatted(options.minConfidence)): turned away")
             }
             return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
         }

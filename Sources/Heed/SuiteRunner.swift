@@ -48,6 +48,9 @@ public struct CaseResult: Sendable {
     public var audioSeconds: Double
     /// The questions a dialogue asked, in order (slot names, or `confirm`).
     public var prompts: [String] = []
+    /// How each utterance was decided (`CommandRecognizer.onExplanation`), when the run was asked
+    /// to explain (`SuiteRunner.explains`); empty otherwise.
+    public var explanation: [String] = []
 
     public var understood: [Utterance] { utterances.filter(\.understood) }
 }
@@ -66,6 +69,8 @@ public struct SuiteRunner: Sendable {
     public var keepAudio: URL?
     /// What each noise condition's SNR is measured against (see `Perturbation.SpeechLevel`).
     public var speechLevel: Perturbation.SpeechLevel = .loudestQuarter
+    /// Whether each file's results carry the account of how they were decided (`CaseResult.explanation`).
+    public var explains = false
 
     public init(suites: [TestSuite], conditions: [SuiteCondition] = [.clean], noises: [String: [Float]] = [:],
                 options: RecognizerOptions = .init(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -125,7 +130,8 @@ public struct SuiteRunner: Sendable {
                     let result = try decode(frozenSuites[job.suite], entry: job.entry, condition: conditions[job.condition], with: recognizer)
                     results.withLock { $0[index] = CaseResult(suite: job.suite, entry: job.entry, condition: job.condition,
                                                                utterances: result.utterances, error: result.error,
-                                                               cpuSeconds: result.cpu, audioSeconds: result.audio, prompts: result.prompts) }
+                                                               cpuSeconds: result.cpu, audioSeconds: result.audio, prompts: result.prompts,
+                                                               explanation: result.explanation) }
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
                     return
@@ -140,9 +146,10 @@ public struct SuiteRunner: Sendable {
 
     /// One file under one condition. Throws only for what must stop the whole run (permission).
     private func decode(_ suite: TestSuite, entry index: Int, condition: SuiteCondition,
-                        with recognizer: CommandRecognizer) throws(HeedError) -> (utterances: [Utterance], error: String?, cpu: Double, audio: Double, prompts: [String]) {
+                        with recognizer: CommandRecognizer) throws(HeedError) -> (utterances: [Utterance], error: String?, cpu: Double,
+                                                                                  audio: Double, prompts: [String], explanation: [String]) {
         let entry = suite.entries[index]
-        if let problem = entry.problem { return ([], problem, 0, 0, []) }
+        if let problem = entry.problem { return ([], problem, 0, 0, [], []) }
         let rate = recognizer.sampleRate
         var samples: [Float] = []
         do {
@@ -152,7 +159,7 @@ public struct SuiteRunner: Sendable {
                 samples += Resampler.convert(wav.samples, from: wav.format.sampleRate, to: rate)
             }
         } catch {
-            return ([], HeedError(error).message, 0, 0, [])
+            return ([], HeedError(error).message, 0, 0, [], [])
         }
         samples = Self.perturbed(samples, by: condition, file: "\(suite.name)/\(entry.file)", noises: noises, sampleRate: rate,
                                  speechLevel: speechLevel)
@@ -164,14 +171,18 @@ public struct SuiteRunner: Sendable {
             try? FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try? WAVFile.encode(samples: PCM.int16(from: samples), sampleRate: rate).write(to: target)
         }
+        let explanation = ExplanationLines()
+        if explains { recognizer.onExplanation = { explanation.lines.append($0) } }
+        defer { recognizer.onExplanation = nil }
         let started = Self.threadCPUTime()
         do {
             let outcome = Self.outcome(of: try recognizer.recognizeEvents(samples: PCM.int16(from: samples)))
-            return (outcome.utterances, nil, Self.threadCPUTime() - started, Double(samples.count) / Double(rate), outcome.prompts)
+            return (outcome.utterances, nil, Self.threadCPUTime() - started, Double(samples.count) / Double(rate), outcome.prompts,
+                    explanation.lines)
         } catch where error.kind == .permission {
             throw error
         } catch {
-            return ([], error.message, 0, 0, [])
+            return ([], error.message, 0, 0, [], explanation.lines)
         }
     }
 
@@ -232,6 +243,11 @@ public struct SuiteRunner: Sendable {
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
+}
+
+/// The lines one file's decoding explained, gathered on its decoding thread.
+private final class ExplanationLines {
+    var lines: [String] = []
 }
 
 /// Idle recognizers per suite. A recognizer is used by one thread at a time: checked out,

@@ -249,6 +249,7 @@ public struct UtteranceStream {
         guard recognizer.options.rejoinGap != nil, onset - earlier.upperBound <= rejoinGapSamples,
               (conversation?.expectation ?? .command) == .command,
               Double(end - earlier.lowerBound) <= endpointer.configuration.maxUtterance * Double(recognizer.sampleRate) else { return nil }
+        recognizer.explain("not understood after one not understood just before: the two decoded again as one")
         let (joined, noisy, _, _) = try decodeAudio(earlier.lowerBound..<end)
         guard noisy, let joined, joined.understood else { return nil }
         let rate = Double(recognizer.sampleRate)
@@ -262,7 +263,11 @@ public struct UtteranceStream {
     /// noise mask (`steadyNoiseMask`; `steadyMasked`).
     private func decodeAudio(_ range: Range<Int>) throws(HeedError) -> (utterance: Utterance?, noisy: Bool, samples: ArraySlice<Int16>, steadyMasked: Bool) {
         let (samples, noisy, steady) = audio(range)
+        recognizer.explain(String(format: "utterance at %.2f-%.2f s: ", Double(range.lowerBound) / Double(recognizer.sampleRate),
+                                  Double(range.upperBound) / Double(recognizer.sampleRate))
+                           + Self.judgement(noisy: noisy, steady: steady))
         if noisy, !steady, let talk = recognizer.options.backgroundTalkMask, recognizer.isOverBackgroundTalk(raw(range)) {
+            recognizer.explain("over background talk: through the talk mask, a copy per floor, which must agree")
             return (try decodeThroughMask(raw(range), startSample: range.lowerBound, talk.mask, floors: talk.floors,
                                           byMeaning: talk.agreesOnMeaning), true, samples, false)
         }
@@ -273,6 +278,7 @@ public struct UtteranceStream {
         // weak last consonant that the masked audio keeps (BENCHMARKS.md).
         let heard = max(historyStart, range.lowerBound - noiseContextSamples)..<max(range.upperBound, min(position, endpointed))
         if noisy, steady, let steadyNoise = recognizer.options.steadyNoiseMask, steadyNoise.isFor(raw(heard), sampleRate: recognizer.sampleRate) {
+            recognizer.explain("steady noise the mask is for: through the steady-noise mask, a copy per floor, which must agree")
             return (try decodeThroughMask(raw(heard), startSample: range.lowerBound, steadyNoise.mask, floors: steadyNoise.floors,
                                           dropping: range.lowerBound - heard.lowerBound, byMeaning: steadyNoise.agreesOnMeaning,
                                           tieBreak: steadyNoise.tieBreakMinConfidence.map { (samples, $0) }), true, samples, true)
@@ -294,18 +300,33 @@ public struct UtteranceStream {
         var results: [Utterance?] = []
         let copies: [[Int16]]
         do { copies = try mask.masked(raw, floors: floors).map { Array($0.dropFirst(dropping)) } } catch { throw HeedError(.configuration, error.description) }
-        for copy in copies {
+        for (copy, floor) in zip(copies, floors) {
             let (samples, noisy, steady) = prepared(copy[...], denoised: { denoisedAlone(copy) })
-            results.append(try recognizer.decodeUtterance(samples, startSample: startSample, noisy: noisy, steadyNoise: steady,
-                                                          quietFloored: { noisy ? nil : quietFloored(copy[...]) }))
+            let result = try recognizer.explaining(under: "copy at floor \(floor): ") { () throws(HeedError) in
+                recognizer.explain(Self.judgement(noisy: noisy, steady: steady))
+                let result = try recognizer.decodeUtterance(samples, startSample: startSample, noisy: noisy, steadyNoise: steady,
+                                                            quietFloored: { noisy ? nil : quietFloored(copy[...]) })
+                recognizer.explain("gives \(CommandRecognizer.describe(result))")
+                return result
+            }
+            results.append(result)
         }
         let agreed = CommandRecognizer.agreed(results, byMeaning: byMeaning)
+        if results.contains(where: { $0?.understood == true }) {
+            recognizer.explain(agreed?.understood == true ? "the copies agree: \(CommandRecognizer.describe(agreed))"
+                               : "the copies do not agree\(byMeaning ? " (on the words, or on the meaning at \(CommandRecognizer.otherWordsMinConfidence) or more)" : " on the words"): not understood")
+        }
         guard let tieBreak, agreed?.understood != true, results.contains(where: { $0?.understood == true }),
               let unmasked = try recognizer.decodeUtterance(tieBreak.unmasked, startSample: startSample, noisy: true, steadyNoise: true),
               unmasked.understood,
               var taken = results.compactMap({ $0 }).first(where: { $0.understood && $0.meansTheSame(as: unmasked) }) else { return agreed }
         taken.confidence = min(taken.confidence, unmasked.confidence)
         return taken.confidence >= tieBreak.minConfidence ? taken : agreed
+    }
+
+    /// How audio was judged (`audio`, `prepared`), for the account of a decode (`CommandRecognizer.explain`).
+    private static func judgement(noisy: Bool, steady: Bool) -> String {
+        noisy ? (steady ? "noisy, the noise steady" : "noisy, the noise changing") : "clean"
     }
 
     /// `samples` through a suppressor of their own, as the stream's is set up. It hears them

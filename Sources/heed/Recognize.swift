@@ -18,6 +18,7 @@ struct Recognize: ParsableCommand {
               heed recognize Audio/demo/stop.wav
               heed recognize Audio/demo/*.wav --json
               heed recognize --context Models/contexts/coffee.yml Audio/coffee/orderDrink-01-en-us.wav
+              heed recognize --explain Audio/demo/stop.wav
               sox in.wav -t raw -r 16000 -c 1 -e signed -b 16 - | heed recognize -
             """
     )
@@ -32,6 +33,11 @@ struct Recognize: ParsableCommand {
 
     @Flag(help: "Leave out the phrases of donated shortcuts (see `heed shortcuts`).")
     var noShortcuts = false
+
+    @Flag(help: ArgumentHelp(
+        "Tell on stderr how each utterance was decided.",
+        discussion: "The route it took (clean, in steady or changing noise, through a mask), what each decode heard (words no command holds in [brackets]), and which check turned a command away."))
+    var explain = false
 
     @OptionGroup var tuning: TuningOptions
 
@@ -54,6 +60,7 @@ struct Recognize: ParsableCommand {
             } catch let error as HeedError { throw error.exit() } catch let error as AuthorizationError { throw error.exit() }
         }
         let writer = UtteranceWriter(json: json ?? !Terminal.stdoutIsTerminal)
+        if explain { recognizer.onExplanation = { Terminal.note("  " + $0) } }
         var firstFailure: Int32?
         var audioSamples = 0
         var learned = recognizer.options.speaker?.phrases ?? 0

@@ -87,6 +87,9 @@ struct RunSuites: ParsableCommand {
     @Option(help: ArgumentHelp("Also write each perturbed recording here, to listen to what was tested.", valueName: "DIR"))
     var keepAudio: String?
 
+    @Flag(help: "Under each failure, tell how its utterances were decided (as `heed recognize --explain` does); --json has it for every file.")
+    var explain = false
+
     @Option(help: ArgumentHelp("Draw acceptance and false acceptance per condition as SVG.", valueName: "FILE.svg"))
     var plot: String?
 
@@ -147,6 +150,7 @@ struct RunSuites: ParsableCommand {
             var runner = SuiteRunner(suites: loaded, conditions: conditions, noises: noises, options: options,
                                      jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
             runner.keepAudio = keepAudio.map { URL(fileURLWithPath: $0) }
+            runner.explains = explain
             runner.speechLevel = speechLevel ?? .loudestQuarter
             let bar = Terminal.stderrIsTerminal ? ProgressBar() : nil
             report = try runner.run(authorization: authorization) { done, total in bar?.show(done, of: total) }

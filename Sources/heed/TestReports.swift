@@ -15,14 +15,15 @@ enum TestReportText {
         }
         for (index, condition) in report.conditions.enumerated() {
             out += "== \(condition)\n"
-            let problems = report.results.filter { $0.condition == index }.compactMap { result -> String? in
+            // A failure, then how it was decided (`--explain`).
+            let problems = report.results.filter { $0.condition == index }.compactMap { result -> [String]? in
                 switch report.verdict(of: result) {
                 case .passed: return nil
-                case .failed(let why): return "  FAIL  \(label(result, in: report)): \(why)"
-                case .error(let why): return "  ERROR \(label(result, in: report)): \(why)"
+                case .failed(let why): return ["  FAIL  \(label(result, in: report)): \(why)"] + result.explanation.map { "        " + $0 }
+                case .error(let why): return ["  ERROR \(label(result, in: report)): \(why)"]
                 }
             }
-            for line in problems.prefix(failuresShown) { out += line + "\n" }
+            for line in problems.prefix(failuresShown) { out += line.joined(separator: "\n") + "\n" }
             if problems.count > failuresShown { out += "  ... and \(problems.count - failuresShown) more (--json has them all)\n" }
             out += summary(report.scores(condition: index)) + "\n"
         }
@@ -164,6 +165,7 @@ enum TestReportJSON {
             "cpuSeconds": result.cpuSeconds,
             "audioSeconds": result.audioSeconds,
         ]
+        if !result.explanation.isEmpty { fields["explanation"] = result.explanation }
         switch report.verdict(of: result) {
         case .passed: fields["verdict"] = "passed"
         case .failed(let why): fields["verdict"] = "failed"; fields["reason"] = why

@@ -23,6 +23,18 @@ import Testing
         #expect(!result.stderr.contains("INFO:"))
     }
 
+    /// --explain tells on stderr how each utterance was decided, and changes nothing on stdout.
+    @Test func explainTellsOnStderrHowEachUtteranceWasDecided() throws {
+        let plain = try CLI.run(["recognize", "--json", "Audio/demo/what-time-is-it.wav", "Audio/demo/stop.wav"])
+        let explained = try CLI.run(["recognize", "--json", "--explain", "Audio/demo/what-time-is-it.wav", "Audio/demo/stop.wav"])
+        #expect(explained.status == 0, "\(explained.stderr)")
+        #expect(explained.stdout == plain.stdout)
+        let lines = explained.stderr.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("  utterance at ") && $0.hasSuffix(": clean") }.count == 2, "\(explained.stderr)")
+        #expect(lines.contains { $0.hasPrefix("  commands search: \"[what]") }, "\(explained.stderr)")
+        #expect(lines.contains("  commands search: \"stop\""), "\(explained.stderr)")
+    }
+
     /// Each suppressor decodes the same commands; the two ways of naming speexdsp's conflict.
     @Test(arguments: ["webrtc", "speex", "off"]) func everyNoiseSuppressorDecodes(suppressor: String) throws {
         let result = try CLI.run(["recognize", "--noise-suppressor", suppressor, "Audio/demo/start-pause-stop.wav"])

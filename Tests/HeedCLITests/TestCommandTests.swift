@@ -29,6 +29,27 @@ import Testing
         #expect(unverified.stdout.contains("false acceptance 2/6 (33.3 %)"))
     }
 
+    /// --explain puts under each failure how it was decided, and gives every file's account in --json.
+    @Test func explainShowsHowEachFailureWasDecided() throws {
+        let json = try Fixtures.temporaryDirectory().appendingPathComponent("report.json")
+        let result = try CLI.run(["test", "Audio/coffee", "--explain", "--json", json.path])
+        #expect(result.status == 1, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let failure = try #require(lines.firstIndex { $0.hasPrefix("  FAIL  coffee/orderDrink-05-en_m3.wav: ") }, "\(result.stdout)")
+        #expect(lines[failure + 1].hasPrefix("        utterance at "), "\(result.stdout)")
+        #expect(lines[(failure + 1)...].prefix { $0.hasPrefix("        ") }.contains { $0.contains(" search: ") }, "\(result.stdout)")
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        let results = try #require((root["conditions"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])
+        #expect(results.count == 36)
+        #expect(results.allSatisfy { (($0["explanation"] as? [String])?.first?.hasPrefix("utterance at ")) == true })
+        // Without --explain, no account is made.
+        let plain = try CLI.run(["test", "Audio/coffee", "--json", json.path])
+        #expect(!plain.stdout.contains("        utterance at "))
+        let plainRoot = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        let plainResults = try #require((plainRoot["conditions"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])
+        #expect(plainResults.allSatisfy { $0["explanation"] == nil })
+    }
+
     @Test func reportsValidateAndAgreeWithTheSummary() throws {
         let dir = try Fixtures.temporaryDirectory()
         let junit = dir.appendingPathComponent("report.xml"), json = dir.appendingPathComponent("report.json")

@@ -1,0 +1,53 @@
+import Foundation
+import HeedIntents
+import HeedRecognition
+
+/// An account, line by line, of how each utterance was decided (`heed recognize --explain`):
+/// the route it took (clean, in steady noise, through a mask), what each decode heard, and which
+/// check turned a command away. For people writing contexts and tuning options, who otherwise
+/// see only "understood": false. Decoding is the same with it on or off: the lines are made only
+/// when someone listens (`CommandRecognizer.onExplanation`).
+extension CommandRecognizer {
+    /// Hands `line` to `onExplanation`, after the scope of the decode under way (a masked copy).
+    func explain(_ line: @autoclosure () -> String) {
+        guard let onExplanation else { return }
+        onExplanation(explanationScope + line())
+    }
+
+    /// Runs `body` with its lines put under `scope` ("copy at floor 0.1: ").
+    func explaining<T>(under scope: String, _ body: () throws(HeedError) -> T) throws(HeedError) -> T {
+        let outer = explanationScope
+        explanationScope = outer + scope
+        defer { explanationScope = outer }
+        return try body()
+    }
+
+    /// The words `hypothesis` took, garbage (anything no command holds: the common-word loop, a
+    /// phone spelled out) in brackets, and a note when no path reached the grammar's end.
+    func describe(_ hypothesis: Hypothesis) -> String {
+        let words = hypothesis.spokenWords.map { segment in
+            commandWords.contains(Self.baseWord(segment.word)) ? segment.word : "[\(segment.word)]"
+        }
+        let text = words.isEmpty ? "nothing but silence and noise" : "\"\(words.joined(separator: " "))\""
+        return hypothesis.reachedFinalState ? text : text + " (no path reached the grammar's end)"
+    }
+
+    /// How an utterance came out: its command and confidence, or not understood.
+    static func describe(_ utterance: Utterance?) -> String {
+        guard let utterance else { return "nothing heard" }
+        guard utterance.understood else { return "not understood" }
+        let command = utterance.intent.map { Utterance.describe($0) } ?? "\"\(utterance.transcript)\""
+        return "\(command) at confidence \(Self.formatted(utterance.confidence))"
+    }
+
+    static func formatted(_ value: Double) -> String { String(format: "%.2f", value) }
+}
+
+extension Utterance {
+    /// "playMusic(genre: jazz)", "start".
+    static func describe(_ intent: Intent) -> String {
+        guard !intent.slots.isEmpty else { return intent.name }
+        let slots = intent.slots.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        return "\(intent.name)(\(slots.joined(separator: ", ")))"
+    }
+}

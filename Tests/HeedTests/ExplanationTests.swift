@@ -1,0 +1,67 @@
+import Foundation
+import HeedTestSupport
+import Testing
+@testable import Heed
+
+/// The account of how each utterance was decided (`CommandRecognizer.onExplanation`, `heed
+/// recognize --explain`), on real recordings through the real decoder.
+@Suite(.serialized) struct ExplanationTests {
+    /// The utterances `samples` give, and the lines that explained them; the same recognizer
+    /// decodes them again with no one listening, and must give the same utterances.
+    static func explained(_ samples: [Int16], by recognizer: CommandRecognizer) throws -> (utterances: [Utterance], lines: [String]) {
+        var lines: [String] = []
+        recognizer.onExplanation = { lines.append($0) }
+        let utterances = try recognizer.recognize(samples: samples)
+        recognizer.onExplanation = nil
+        #expect(try recognizer.recognize(samples: samples) == utterances, "explaining changed what was decoded")
+        return (utterances, lines)
+    }
+
+    @Test func aCleanCommandIsExplainedByItsRouteAndWhatItsDecodeHeard() throws {
+        let recognizer = try CommandRecognizer(authorization: TestAuthorization.speechRecognition())
+        let samples = try recognizer.loadAudio(file: Fixtures.demo.appendingPathComponent("stop.wav"))
+        let (utterances, lines) = try Self.explained(samples, by: recognizer)
+        #expect(utterances.map(\.transcript) == ["stop"])
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.first?.hasPrefix("utterance at 0.") == true && lines.first?.hasSuffix(" s: clean") == true, "\(lines)")
+        #expect(lines.last == "commands search: \"stop\"", "\(lines)")
+    }
+
+    /// "What time is it" is no command: the garbage loop's words win, shown in brackets, beside
+    /// the one command word the path passed through.
+    @Test func speechThatIsNoCommandShowsTheGarbageWordsThatWon() throws {
+        let recognizer = try CommandRecognizer(authorization: TestAuthorization.speechRecognition())
+        let samples = try recognizer.loadAudio(file: Fixtures.demo.appendingPathComponent("what-time-is-it.wav"))
+        let (utterances, lines) = try Self.explained(samples, by: recognizer)
+        #expect(utterances.count == 1 && utterances.allSatisfy { !$0.understood })
+        let heard = try #require(lines.first { $0.hasPrefix("commands search: ") }, "\(lines)")
+        #expect(heard.contains("[what]"), "\(heard)")
+    }
+
+    /// In pink noise at 12 dB, mixed as `heed test` mixes it, an utterance goes through the steady
+    /// mask: each masked copy says how it was judged and what it gave, and the last line says
+    /// whether they agreed, as the result shows.
+    @Test func theSteadyMasksCopiesAreExplainedOneByOne() throws {
+        var options = RecognizerOptions()
+        options.steadyNoiseMask = SteadyNoiseMask(mask: try TalkMask(contentsOf: SteadyNoiseMaskTests.weights))
+        let recognizer = try CommandRecognizer(options: options, authorization: TestAuthorization.speechRecognition())
+        for name in ["start-en_f4-130", "cancel-en-us-130"] {
+            let mixed = try SuiteMix.mixed(Fixtures.builtins.appendingPathComponent("\(name).wav"), as: "builtins/\(name).wav",
+                                           with: "pink", snr: 12)
+            let (utterances, lines) = try Self.explained(mixed, by: recognizer)
+            let utterance = try #require(utterances.first, "\(name)")
+            #expect(lines.first?.hasSuffix("noisy, the noise steady") == true, "\(name): \(lines)")
+            #expect(lines.contains { $0.hasPrefix("steady noise the mask is for") }, "\(name): \(lines)")
+            for floor in options.steadyNoiseMask!.floors {
+                #expect(lines.filter { $0.hasPrefix("copy at floor \(floor): gives ") }.count == 1, "\(name): \(lines)")
+                #expect(lines.contains { $0.hasPrefix("copy at floor \(floor): ") && $0.contains(" search") }, "\(name): \(lines)")
+            }
+            let verdict = try #require(lines.last, "\(name)")
+            if utterance.understood {
+                #expect(verdict == "the copies agree: \(utterance.intent!.name) at confidence \(String(format: "%.2f", utterance.confidence))", "\(name)")
+            } else {
+                #expect(verdict.hasPrefix("the copies do not agree"), "\(name): \(verdict)")
+            }
+        }
+    }
+}
