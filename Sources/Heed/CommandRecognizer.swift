@@ -1221,10 +1221,11 @@ public final class CommandRecognizer {
             return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: nil, understood: true, confidence: confidence)
         case .commands:
             // A path through the garbage loops means the speech was not a command.
-            if let intent = vocabulary.match(words), confidence >= options.minConfidence {
+            let intent = vocabulary.match(words)
+            if let intent, confidence >= options.minConfidence {
                 return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
             }
-            if vocabulary.match(words) != nil {
+            if intent != nil {
                 explain("confidence \(Self.formatted(confidence)) is below --min-confidence \(Self.formatted(options.minConfidence)): turned away")
             }
             return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)

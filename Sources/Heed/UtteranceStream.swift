@@ -321,6 +321,8 @@ public struct UtteranceStream {
               unmasked.understood,
               var taken = results.compactMap({ $0 }).first(where: { $0.understood && $0.meansTheSame(as: unmasked) }) else { return agreed }
         taken.confidence = min(taken.confidence, unmasked.confidence)
+        recognizer.explain("the unmasked decode breaks the tie: \(CommandRecognizer.describe(unmasked))"
+                           + (taken.confidence >= tieBreak.minConfidence ? ", taken" : ", below --steady-mask-tie-break: not understood"))
         return taken.confidence >= tieBreak.minConfidence ? taken : agreed
     }
 
