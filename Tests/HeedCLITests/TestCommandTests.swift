@@ -38,16 +38,19 @@ import Testing
         let failure = try #require(lines.firstIndex { $0.hasPrefix("  FAIL  coffee/orderDrink-05-en_m3.wav: ") }, "\(result.stdout)")
         #expect(lines[failure + 1].hasPrefix("        utterance at "), "\(result.stdout)")
         #expect(lines[(failure + 1)...].prefix { $0.hasPrefix("        ") }.contains { $0.contains(" search: ") }, "\(result.stdout)")
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
-        let results = try #require((root["conditions"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])
+        let results = try Self.firstConditionResults(json)
         #expect(results.count == 36)
         #expect(results.allSatisfy { (($0["explanation"] as? [String])?.first?.hasPrefix("utterance at ")) == true })
         // Without --explain, no account is made.
         let plain = try CLI.run(["test", "Audio/coffee", "--json", json.path])
         #expect(!plain.stdout.contains("        utterance at "))
-        let plainRoot = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
-        let plainResults = try #require((plainRoot["conditions"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])
-        #expect(plainResults.allSatisfy { $0["explanation"] == nil })
+        #expect(try Self.firstConditionResults(json).allSatisfy { $0["explanation"] == nil })
+    }
+
+    /// The files' results of the first condition in a `heed test --json` report.
+    static func firstConditionResults(_ json: URL) throws -> [[String: Any]] {
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        return try #require((root["conditions"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])
     }
 
     @Test func reportsValidateAndAgreeWithTheSummary() throws {
@@ -120,8 +123,7 @@ import Testing
         let json = try Fixtures.temporaryDirectory().appendingPathComponent("report.json")
         let result = try CLI.run(["test", "Audio/coffee", "--noise", "Audio/noise/pink.wav", "--snr", "6", "--no-clean", "--json", json.path])
         #expect(result.status == 1, "\(result.stderr)")
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
-        let results = try #require((root["conditions"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])
+        let results = try Self.firstConditionResults(json)
         let understood = results.flatMap { ($0["got"] as? [[String: Any]]) ?? [] }.filter { $0["understood"] as? Bool == true }
         #expect(understood.count >= 10, "\(understood.count) understood")
         let unsure = understood.filter { ($0["confidence"] as? Double ?? 0) <= 0 }
