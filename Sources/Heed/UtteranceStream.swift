@@ -249,7 +249,7 @@ public struct UtteranceStream {
         guard recognizer.options.rejoinGap != nil, onset - earlier.upperBound <= rejoinGapSamples,
               (conversation?.expectation ?? .command) == .command,
               Double(end - earlier.lowerBound) <= endpointer.configuration.maxUtterance * Double(recognizer.sampleRate) else { return nil }
-        recognizer.explain("not understood after one not understood just before: the two decoded again as one")
+        recognizer.explain("not understood, nor was the noisy utterance just before it: the two decoded again as one")
         let (joined, noisy, _, _) = try decodeAudio(earlier.lowerBound..<end)
         guard noisy, let joined, joined.understood else { return nil }
         let rate = Double(recognizer.sampleRate)

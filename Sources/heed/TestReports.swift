@@ -23,7 +23,7 @@ enum TestReportText {
                 case .error(let why): return ["  ERROR \(label(result, in: report)): \(why)"]
                 }
             }
-            for line in problems.prefix(failuresShown) { out += line.joined(separator: "\n") + "\n" }
+            for problem in problems.prefix(failuresShown) { out += problem.joined(separator: "\n") + "\n" }
             if problems.count > failuresShown { out += "  ... and \(problems.count - failuresShown) more (--json has them all)\n" }
             out += summary(report.scores(condition: index)) + "\n"
         }
