@@ -1,5 +1,4 @@
 import Foundation
-import HeedIntents
 import HeedRecognition
 
 /// An account, line by line, of how each utterance was decided (`heed recognize --explain`):
@@ -14,10 +13,11 @@ extension CommandRecognizer {
         onExplanation(explanationScope + line())
     }
 
-    /// Runs `body` with its lines put under `scope` ("copy at floor 0.1: ").
-    func explaining<T>(under scope: String, _ body: () throws(HeedError) -> T) throws(HeedError) -> T {
+    /// Runs `body` with its lines put under `scope` ("copy at floor 0.1: "), made only when someone listens.
+    func explaining<T>(under scope: @autoclosure () -> String, _ body: () throws(HeedError) -> T) throws(HeedError) -> T {
+        guard onExplanation != nil else { return try body() }
         let outer = explanationScope
-        explanationScope = outer + scope
+        explanationScope = outer + scope()
         defer { explanationScope = outer }
         return try body()
     }
@@ -32,22 +32,12 @@ extension CommandRecognizer {
         return hypothesis.reachedFinalState ? text : text + " (no path reached the grammar's end)"
     }
 
-    /// How an utterance came out: its command and confidence, or not understood.
+    /// How an utterance came out: its command (as a suite report names it) and confidence, or not understood.
     static func describe(_ utterance: Utterance?) -> String {
         guard let utterance else { return "nothing heard" }
         guard utterance.understood else { return "not understood" }
-        let command = utterance.intent.map { Utterance.describe($0) } ?? "\"\(utterance.transcript)\""
-        return "\(command) at confidence \(Self.formatted(utterance.confidence))"
+        return "\(SuiteReport.describe([utterance])) at confidence \(Self.formatted(utterance.confidence))"
     }
 
     static func formatted(_ value: Double) -> String { String(format: "%.2f", value) }
-}
-
-extension Utterance {
-    /// "playMusic(genre: jazz)", "start".
-    static func describe(_ intent: Intent) -> String {
-        guard !intent.slots.isEmpty else { return intent.name }
-        let slots = intent.slots.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
-        return "\(intent.name)(\(slots.joined(separator: ", ")))"
-    }
 }

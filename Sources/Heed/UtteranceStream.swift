@@ -312,7 +312,7 @@ public struct UtteranceStream {
             results.append(result)
         }
         let agreed = CommandRecognizer.agreed(results, byMeaning: byMeaning)
-        if results.contains(where: { $0?.understood == true }) {
+        if recognizer.onExplanation != nil, results.contains(where: { $0?.understood == true }) {
             recognizer.explain(agreed?.understood == true ? "the copies agree: \(CommandRecognizer.describe(agreed))"
                                : "the copies do not agree\(byMeaning ? " (on the words, or on the meaning at \(CommandRecognizer.otherWordsMinConfidence) or more)" : " on the words"): not understood")
         }
