@@ -30,9 +30,11 @@ public final class TalkMask: Sendable {
     let windowSums: [Double]
     let fft: FFT
 
-    /// Layer weights, row-major (inputs × outputs), and biases.
+    /// The layers after the first, row-major (inputs × outputs), and every layer's biases. The
+    /// first layer's weights (W1, four fifths of the file) are never held whole: `speechChances`
+    /// streams them from the file (see `network()`).
     struct Network {
-        let w1: [Float], b1: [Float], w2: [Float], b2: [Float], w3: [Float], b3: [Float]
+        let b1: [Float], w2: [Float], b2: [Float], w3: [Float], b3: [Float]
     }
 
     /// Why a weights file could not be used.
@@ -100,37 +102,74 @@ public final class TalkMask: Sendable {
     /// reaches a mask, and a run that meets both steady noise and background talk would
     /// otherwise hold both networks (2.6 and 2.4 MB) from then on, past issue 8's 60 MB. Reading
     /// costs about 1 ms, against hundreds for the masked copies' decodes (BENCHMARKS.md,
-    /// "Memory in noise and with shortcuts"). Reads in pieces, so no more than one piece is held twice.
+    /// "Memory in noise and with shortcuts"). The first layer's weights are not read here but
+    /// streamed past by `firstLayerRows`.
     func network() throws(LoadError) -> Network {
+        let sizes = Self.layerSizes(inputs: inputs, bins: bins, hidden: hidden)
+        return try withWeights(from: headerLength + 4 * sizes[0]) { reader in
+            Network(b1: try reader.array(sizes[1]), w2: try reader.array(sizes[2]), b2: try reader.array(sizes[3]),
+                    w3: try reader.array(sizes[4]), b3: try reader.array(sizes[5]))
+        }
+    }
+
+    /// Calls `body` with the first layer's weights (W1) a few rows at a time, in order, and the
+    /// number of the first row each time. The masks run while the search's lexicon trees and
+    /// history are held, which is a noisy run's peak of memory, so W1 (2.1 MB, four fifths of
+    /// the file) is never held whole (BENCHMARKS.md, "The masks' first layer streamed").
+    func firstLayerRows(_ body: (_ firstRow: Int, _ rows: [Float]) -> Void) throws(LoadError) {
+        let rowsPerPiece = 64
+        var row = 0
+        try withWeights(from: headerLength) { reader in
+            try reader.read(inputs * hidden, piece: rowsPerPiece * hidden) { rows in
+                body(row, rows)
+                row += rows.count / hidden
+            }
+        }
+    }
+
+    /// Reads float32 weights from an open weights file a piece at a time, each piece checked
+    /// whole and finite, so no more than one piece is held twice.
+    private struct WeightReader {
+        let handle: FileHandle
+        let fail: (String) -> LoadError
+
+        func read(_ count: Int, piece: Int = 65_536, _ use: ([Float]) -> Void) throws {
+            var left = count
+            while left > 0 {
+                let size = min(piece, left)
+                guard let data = try handle.read(upToCount: 4 * size), data.count == 4 * size else {
+                    throw fail("the file ended while reading the talk mask's weights (was it changed meanwhile?)")
+                }
+                let values = data.withUnsafeBytes { bytes in
+                    (0..<size).map { Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
+                }
+                guard values.allSatisfy(\.isFinite) else { throw fail("a weight is not a finite number") }
+                use(values)
+                left -= size
+            }
+        }
+
+        func array(_ count: Int) throws -> [Float] {
+            var values = [Float]()
+            values.reserveCapacity(count)
+            try read(count) { values.append(contentsOf: $0) }
+            return values
+        }
+    }
+
+    /// Opens the weights file at byte `offset` for `body`; any failure becomes a `LoadError`.
+    private func withWeights<Result>(from offset: Int, _ body: (WeightReader) throws -> Result) throws(LoadError) -> Result {
         func fail(_ problem: String) -> LoadError { LoadError(path: url.path, problem: problem) }
-        var arrays: [[Float]] = []
         do {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
-            try handle.seek(toOffset: UInt64(headerLength))
-            for count in Self.layerSizes(inputs: inputs, bins: bins, hidden: hidden) {
-                var values = [Float]()
-                values.reserveCapacity(count)
-                while values.count < count {
-                    let piece = min(65_536, count - values.count)
-                    guard let data = try handle.read(upToCount: 4 * piece), data.count == 4 * piece else {
-                        throw fail("the file ended while reading the talk mask's weights (was it changed meanwhile?)")
-                    }
-                    data.withUnsafeBytes { bytes in
-                        for index in 0..<piece {
-                            values.append(Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))))
-                        }
-                    }
-                }
-                guard values.allSatisfy(\.isFinite) else { throw fail("a weight is not a finite number") }
-                arrays.append(values)
-            }
+            try handle.seek(toOffset: UInt64(offset))
+            return try body(WeightReader(handle: handle, fail: fail))
         } catch let error as LoadError {
             throw error
         } catch {
             throw fail("cannot read the talk mask's weights: \((error as NSError).localizedDescription)")
         }
-        return Network(w1: arrays[0], b1: arrays[1], w2: arrays[2], b2: arrays[3], w3: arrays[4], b3: arrays[5])
     }
 
     /// `samples` masked once for each of `floors` (the gain, 0...1, where the network hears only
@@ -140,7 +179,7 @@ public final class TalkMask: Sendable {
         guard !samples.isEmpty else { return floors.map { _ in [] } }
         let spectrum = analyse(samples)
         // The weights go once the chances are known, before the copies are made.
-        let chances = speechChances(spectrum, try network())
+        let chances = try speechChances(spectrum)
         return floors.map { floor in
             synthesise(spectrum, chances: chances, floor: floor, count: samples.count)
         }
@@ -208,9 +247,9 @@ public final class TalkMask: Sendable {
         }
     }
 
-
-    /// Each bin's chance that the voice in front outweighs the rest, frame by frame.
-    func speechChances(_ spectrum: Spectrum, _ network: Network) -> [Float] {
+    /// Each bin's chance that the voice in front outweighs the rest, frame by frame. Reads the
+    /// weights (`network()`, `firstLayerRows`).
+    func speechChances(_ spectrum: Spectrum) throws(LoadError) -> [Float] {
         let frames = spectrum.frames
         // Log power relative to the loud frames (the 95th percentile of frame means), over 20 dB:
         // the network sees levels relative to the voice, not absolute ones.
@@ -232,35 +271,50 @@ public final class TalkMask: Sendable {
         let noiseFloor = noiseFloorInput ? (0..<bins).map { bin in
             Float(Self.percentile((0..<frames).map { Double(features[$0 * bins + bin]) }, 0.1))
         } : []
+        // The first layer for every frame at once, as W1 streams past a few rows at a time. Each
+        // hidden unit's sum still starts from its bias and adds the inputs in order, skipping zeros,
+        // so it is the same number `layer` gives.
+        let network = try network()
+        var hidden1 = [Float](repeating: 0, count: frames * hidden)
+        for frame in 0..<frames {
+            for unit in 0..<hidden { hidden1[frame * hidden + unit] = network.b1[unit] }
+        }
+        let windowInputs = (2 * context + 1) * bins
+        try firstLayerRows { firstRow, rows in
+            hidden1.withUnsafeMutableBufferPointer { y in
+                rows.withUnsafeBufferPointer { w in
+                    for offset in 0..<rows.count / hidden {
+                        let input = firstRow + offset
+                        let weightRow = w.baseAddress! + offset * hidden
+                        // This input of each frame: a bin of a frame in its window (the first and last
+                        // frames repeated past the ends), or, past the window, a bin's noise floor.
+                        let (shift, bin) = (input / bins - context, input % bins)
+                        for frame in 0..<frames {
+                            let value = input < windowInputs
+                                ? features[max(0, min(frames - 1, frame + shift)) * bins + bin] : noiseFloor[input - windowInputs]
+                            if value == 0 { continue }
+                            let out = y.baseAddress! + frame * hidden
+                            for unit in 0..<hidden { out[unit] += value * weightRow[unit] }
+                        }
+                    }
+                }
+            }
+        }
+        for index in hidden1.indices where hidden1[index] < 0 { hidden1[index] = 0 }
         var chances = [Float](repeating: 0, count: frames * bins)
-        // Frames in blocks, so each row of weights is read once per block rather than once per frame.
+        // The later layers a block of frames at a time, so each row of weights is read once per
+        // block rather than once per frame.
         let block = 16
         for first in stride(from: 0, to: frames, by: block) {
             let count = min(block, frames - first)
-            let input = contextWindows(features, frames: frames, from: first, count: count, then: noiseFloor)
-            let hidden1 = Self.layer(input, rows: count, inputs: inputs, weights: network.w1, biases: network.b1, outputs: hidden, relu: true)
-            let hidden2 = Self.layer(hidden1, rows: count, inputs: hidden, weights: network.w2, biases: network.b2, outputs: hidden, relu: true)
+            let input = Array(hidden1[first * hidden..<(first + count) * hidden])
+            let hidden2 = Self.layer(input, rows: count, inputs: hidden, weights: network.w2, biases: network.b2, outputs: hidden, relu: true)
             let logits = Self.layer(hidden2, rows: count, inputs: hidden, weights: network.w3, biases: network.b3, outputs: bins, relu: false)
             for (index, logit) in logits.enumerated() {
                 chances[first * bins + index] = 1 / (1 + exp(-max(-30, min(30, logit))))
             }
         }
         return chances
-    }
-
-    /// For frames `from..<from + count`, the features of each frame and `context` frames either
-    /// side (the first and last frames repeated past the ends), then `extra`, one row per frame.
-    func contextWindows(_ features: [Float], frames: Int, from: Int, count: Int, then extra: [Float] = []) -> [Float] {
-        var rows = [Float]()
-        rows.reserveCapacity(count * ((2 * context + 1) * bins + extra.count))
-        for frame in from..<from + count {
-            for offset in -context...context {
-                let source = max(0, min(frames - 1, frame + offset))
-                rows.append(contentsOf: features[source * bins..<(source + 1) * bins])
-            }
-            rows.append(contentsOf: extra)
-        }
-        return rows
     }
 
     /// `rows` inputs times `weights` plus `biases`, optionally through a ReLU.
