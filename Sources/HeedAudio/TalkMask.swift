@@ -280,21 +280,25 @@ public final class TalkMask: Sendable {
             for unit in 0..<hidden { hidden1[frame * hidden + unit] = network.b1[unit] }
         }
         let windowInputs = (2 * context + 1) * bins
+        // A block of frames at a time within each piece of rows, so the block's sums stay in cache.
+        let block = 16
         try firstLayerRows { firstRow, rows in
             hidden1.withUnsafeMutableBufferPointer { y in
                 rows.withUnsafeBufferPointer { w in
-                    for offset in 0..<rows.count / hidden {
-                        let input = firstRow + offset
-                        let weightRow = w.baseAddress! + offset * hidden
-                        // This input of each frame: a bin of a frame in its window (the first and last
-                        // frames repeated past the ends), or, past the window, a bin's noise floor.
-                        let (shift, bin) = (input / bins - context, input % bins)
-                        for frame in 0..<frames {
-                            let value = input < windowInputs
-                                ? features[max(0, min(frames - 1, frame + shift)) * bins + bin] : noiseFloor[input - windowInputs]
-                            if value == 0 { continue }
-                            let out = y.baseAddress! + frame * hidden
-                            for unit in 0..<hidden { out[unit] += value * weightRow[unit] }
+                    for first in stride(from: 0, to: frames, by: block) {
+                        for offset in 0..<rows.count / hidden {
+                            let input = firstRow + offset
+                            let weightRow = w.baseAddress! + offset * hidden
+                            // This input of each frame: a bin of a frame in its window (the first and
+                            // last frames repeated past the ends), or, past the window, a bin's noise floor.
+                            let (shift, bin) = (input / bins - context, input % bins)
+                            for frame in first..<min(first + block, frames) {
+                                let value = input < windowInputs
+                                    ? features[max(0, min(frames - 1, frame + shift)) * bins + bin] : noiseFloor[input - windowInputs]
+                                if value == 0 { continue }
+                                let out = y.baseAddress! + frame * hidden
+                                for unit in 0..<hidden { out[unit] += value * weightRow[unit] }
+                            }
                         }
                     }
                 }
@@ -304,7 +308,6 @@ public final class TalkMask: Sendable {
         var chances = [Float](repeating: 0, count: frames * bins)
         // The later layers a block of frames at a time, so each row of weights is read once per
         // block rather than once per frame.
-        let block = 16
         for first in stride(from: 0, to: frames, by: block) {
             let count = min(block, frames - first)
             let input = Array(hidden1[first * hidden..<(first + count) * hidden])
