@@ -117,12 +117,21 @@ import Testing
         let input = try samples("cancel-babble-12dB.wav")[...]
         #expect(try mask.masked(input, floors: [0.1]).first?.count == input.count)
         let nan = Float.nan.bitPattern
-        for index in 0..<4 { bytes[28 + 4 * 1000 + index] = UInt8((nan >> (8 * UInt32(index))) & 0xff) }
-        try Data(bytes).write(to: url)
-        #expect {
-            try mask.masked(input, floors: [0.1])
-        } throws: { error in
-            (error as? TalkMask.LoadError)?.description == url.path + ": a weight is not a finite number"
+        let original = bytes
+        // A weight early in W1, the last of W1 (which streams past in pieces, the last read after
+        // the rest were used), and one in W3 (read whole, before W1).
+        let firstLayerCount = (2 * mask.context + 1) * mask.bins * mask.hidden
+        for weight in [1000, firstLayerCount - 1, firstLayerCount + mask.hidden + mask.hidden * mask.hidden + mask.hidden + 7] {
+            bytes = original
+            for index in 0..<4 { bytes[28 + 4 * weight + index] = UInt8((nan >> (8 * UInt32(index))) & 0xff) }
+            try Data(bytes).write(to: url)
+            #expect {
+                try mask.masked(input, floors: [0.1])
+            } throws: { error in
+                (error as? TalkMask.LoadError)?.description == url.path + ": a weight is not a finite number"
+            }
         }
+        try Data(original).write(to: url)
+        #expect(try mask.masked(input, floors: [0.1]) == (try TalkMask(contentsOf: Self.weights).masked(input, floors: [0.1])))
     }
 }
