@@ -32,7 +32,7 @@ public final class TalkMask: Sendable {
 
     /// The layers after the first, row-major (inputs × outputs), and every layer's biases. The
     /// first layer's weights (W1, four fifths of the file) are never held whole: `speechChances`
-    /// streams them from the file (see `network()`).
+    /// adds them in as `firstLayerRows` reads them.
     struct Network {
         let b1: [Float], w2: [Float], b2: [Float], w3: [Float], b3: [Float]
     }
