@@ -120,8 +120,9 @@ import Testing
         let original = bytes
         // A weight early in W1, the last of W1 (which streams past in pieces, the last read after
         // the rest were used), and one in W3 (read whole, before W1).
-        let firstLayerCount = (2 * mask.context + 1) * mask.bins * mask.hidden
-        for weight in [1000, firstLayerCount - 1, firstLayerCount + mask.hidden + mask.hidden * mask.hidden + mask.hidden + 7] {
+        let firstLayerCount = mask.inputs * mask.hidden
+        let thirdLayer = firstLayerCount + mask.hidden + mask.hidden * mask.hidden + mask.hidden  // past b1, W2 and b2
+        for weight in [1000, firstLayerCount - 1, thirdLayer + 7] {
             bytes = original
             for index in 0..<4 { bytes[28 + 4 * weight + index] = UInt8((nan >> (8 * UInt32(index))) & 0xff) }
             try Data(bytes).write(to: url)
