@@ -764,7 +764,8 @@ public final class CommandRecognizer {
             explain("forced choice refused: it fits \(Self.formatted(shortfall)) per frame worse than the free phone loop, past --forced-choice-margin \(Self.formatted(margin))")
             return nil
         }
-        guard let voiced = voiced(utterance, samples, startSample: startSample), voiced.understood else { return nil }
+        guard var voiced = voiced(utterance, samples, startSample: startSample), voiced.understood else { return nil }
+        voiced.isForcedChoice = true
         return voiced
     }
 

@@ -15,6 +15,10 @@ public struct Utterance: Equatable, Sendable {
     /// the garbage model), 0...1. Speech whose best path holds no command is not weighed against
     /// alternatives and reports 1 (see `CommandRecognizer.alternativesWanted`).
     public var confidence: Double
+    /// Whether the command was taken only by the forced choice (`CommandRecognizer.forcedChoice`),
+    /// which always names some command: weaker evidence than a search that took it, so masked
+    /// copies do not agree with it in other words (`CommandRecognizer.agreed`).
+    var isForcedChoice = false
 
     public init(start: Double, end: Double, transcript: String, intent: Intent?, understood: Bool, confidence: Double) {
         self.start = start

@@ -313,8 +313,10 @@ public struct UtteranceStream {
         }
         let agreed = CommandRecognizer.agreed(results, byMeaning: byMeaning)
         if recognizer.onExplanation != nil, results.contains(where: { $0?.understood == true }) {
+            let forced = results.contains { $0?.isForcedChoice == true } ? ", which a forced choice cannot give" : ""
+            let how = byMeaning ? " (on the words, or on the meaning at \(CommandRecognizer.otherWordsMinConfidence) or more\(forced))" : " on the words"
             recognizer.explain(agreed?.understood == true ? "the copies agree: \(CommandRecognizer.describe(agreed))"
-                               : "the copies do not agree\(byMeaning ? " (on the words, or on the meaning at \(CommandRecognizer.otherWordsMinConfidence) or more)" : " on the words"): not understood")
+                               : "the copies do not agree\(how): not understood")
         }
         guard let tieBreak, agreed?.understood != true, results.contains(where: { $0?.understood == true }),
               let unmasked = try recognizer.decodeUtterance(tieBreak.unmasked, startSample: startSample, noisy: true, steadyNoise: true),

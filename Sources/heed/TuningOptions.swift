@@ -110,10 +110,10 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Noise below 1 kHz that is not mains hum still goes through the steady-noise mask when the voice stands less than this many dB above it (default 13, between the suites' 10 and 12 dB; 0: never).", valueName: "DB", visibility: .hidden))
     var steadyMaskLowBandBelowSnr: Double?
 
-    @Option(help: ArgumentHelp("What the talk mask's copies must agree on: the same words (default), or the same command, in other words too at confidence 0.4 or more.", valueName: "words|meaning", visibility: .hidden))
+    @Option(help: ArgumentHelp("What the talk mask's copies must agree on: the same command, in other words too at confidence 0.4 or more unless a copy's command came from the forced choice alone (default), or the same words.", valueName: "meaning|words", visibility: .hidden))
     var talkMaskAgreement: MaskAgreement?
 
-    @Option(help: ArgumentHelp("What the steady-noise mask's copies must agree on: the same command, in other words too at confidence 0.4 or more (default), or the same words.", valueName: "meaning|words", visibility: .hidden))
+    @Option(help: ArgumentHelp("What the steady-noise mask's copies must agree on: the same command, in other words too at confidence 0.4 or more unless a copy's command came from the forced choice alone (default), or the same words.", valueName: "meaning|words", visibility: .hidden))
     var steadyMaskAgreement: MaskAgreement?
 
     @Option(help: ArgumentHelp("When the steady-noise mask's copies disagree and one heard a command, decode the utterance once more unmasked and take the command it shares with a copy if the lower of their confidences is at least C (default off).", valueName: "C|off", visibility: .hidden))

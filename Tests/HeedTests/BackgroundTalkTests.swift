@@ -55,6 +55,49 @@ import Testing
         #expect(CommandRecognizer.agreed([plain("go forward ten meters"), plain("go forward two meters")], byMeaning: true)?.understood == false)
     }
 
+    /// A copy whose command only the forced choice named (which always names one) agrees in the
+    /// same words, never in other words, whichever copy it is.
+    @Test func aForcedCopyAgreesOnlyInTheSameWords() {
+        func playJazz(_ words: String, forced: Bool = false) -> Utterance {
+            var utterance = Utterance(start: 0.1, end: 2.3, transcript: words, intent: Intent(name: "playMusic", slots: ["genre": "jazz"]),
+                                      understood: true, confidence: 1)
+            utterance.isForcedChoice = forced
+            return utterance
+        }
+        let searched = playJazz("put on some jazz music")
+        #expect(CommandRecognizer.agreed([searched, playJazz("put on jazz")], byMeaning: true)?.understood == true)
+        #expect(CommandRecognizer.agreed([searched, playJazz("put on jazz", forced: true)], byMeaning: true)?.understood == false)
+        #expect(CommandRecognizer.agreed([playJazz("put on jazz", forced: true), searched], byMeaning: true)?.understood == false)
+        #expect(CommandRecognizer.agreed([searched, playJazz("put on some jazz music", forced: true)], byMeaning: true)?.understood == true)
+        #expect(CommandRecognizer.agreed([searched, playJazz("put on some jazz music", forced: true)])?.understood == true)
+    }
+
+    /// Audio/home over babble at 12 dB, as the suite mixes it, through the talk mask. "stop the
+    /// music" (en_m3 voice): one copy hears "pause the music", the other "stop the music", one
+    /// intent in other words, taken by default and not when the copies must agree on the words.
+    /// "I love jazz" (en-us_f2 voice): one copy hears "put on some jazz music", the other hears no
+    /// command until the forced choice names "put on jazz"; that is no agreement (BENCHMARKS.md,
+    /// "Copies that agree on the meaning, not through the forced choice").
+    @Test func copiesOverBabbleAgreeOnTheMeaningButNotThroughTheForcedChoice() throws {
+        func heard(_ name: String, agreesOnMeaning: Bool? = nil) throws -> (utterances: [Utterance], lines: [String]) {
+            let file = "home/\(name).wav"
+            let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent(file), as: file, with: "babble", snr: 12)
+            var talk = BackgroundTalkMask(mask: try TalkMask(contentsOf: Self.weights))
+            if let agreesOnMeaning { talk.agreesOnMeaning = agreesOnMeaning }
+            var options = RecognizerOptions()
+            options.backgroundTalkMask = talk
+            return try ExplanationTests.explained(mixed, by: ContextPipelineTests.recognizer(context: "home", options: options))
+        }
+        let stop = try heard("stopMusic-15-en_m3-140")
+        #expect(stop.utterances.filter(\.understood).map(\.intent) == [Intent(name: "stopMusic")], "\(stop.lines)")
+        #expect(try heard("stopMusic-15-en_m3-140", agreesOnMeaning: false).utterances.filter(\.understood).isEmpty)
+        let jazz = try heard("none-07-en-us_f2")
+        #expect(jazz.utterances.count == 1 && jazz.utterances.allSatisfy { !$0.understood }, "\(jazz.utterances)")
+        #expect(jazz.lines.contains { $0.hasSuffix("the forced choice did: playMusic(genre=jazz) at confidence 1.00") }, "\(jazz.lines)")
+        #expect(jazz.lines.last?.hasPrefix("the copies do not agree") == true && jazz.lines.last?.contains("forced choice cannot give") == true,
+                "\(jazz.lines)")
+    }
+
     /// The gate: the noise under "cancel" mixed with the suites' babble changes like background
     /// talk; under pink noise, mains hum or brown noise at the same SNR it does not. Without a
     /// talk mask nothing is.
