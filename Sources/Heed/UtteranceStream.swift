@@ -269,7 +269,7 @@ public struct UtteranceStream {
         if noisy, !steady, let talk = recognizer.options.backgroundTalkMask, recognizer.isOverBackgroundTalk(raw(range)) {
             recognizer.explain("over background talk: through the talk mask, a copy per floor, which must agree")
             return (try decodeThroughMask(raw(range), startSample: range.lowerBound, talk.mask, floors: talk.floors,
-                                          byMeaning: talk.agreesOnMeaning), true, samples, false)
+                                          byMeaning: talk.agreesOnMeaning, loneCopyMinConfidence: talk.loneCopyMinConfidence), true, samples, false)
         }
         // The mask judges each bin against its noise floor: it hears the noise before the
         // utterance too, as far as the history holds it, and only the utterance is decoded,
@@ -291,17 +291,23 @@ public struct UtteranceStream {
     /// The utterance in `raw` decoded once per masked copy (one per floor), each copy judged and
     /// prepared as any audio is (`prepared`), with a suppressor of its own; the result the copies
     /// agree on (`CommandRecognizer.agreed`, in other words too when `byMeaning`).
-    /// `dropping` samples at the start are masked but not decoded. Copies that disagree, one of
-    /// them a command, are settled by decoding `tieBreak`'s samples (the utterance unmasked, in
-    /// steady noise) when given: the command one copy shares with it, at the lower of their
-    /// confidences, if that is at least its `minConfidence` (`SteadyNoiseMask.tieBreakMinConfidence`).
+    /// `dropping` samples at the start are masked but not decoded. When they disagree and every
+    /// copy was judged noisy, the one command a copy heard is taken if at least
+    /// `loneCopyMinConfidence` sure (`CommandRecognizer.loneCommand`;
+    /// `BackgroundTalkMask.loneCopyMinConfidence`). Copies that disagree, one of them a command,
+    /// are settled by decoding `tieBreak`'s samples (the utterance unmasked, in steady noise) when
+    /// given: the command one copy shares with it, at the lower of their confidences, if that is
+    /// at least its `minConfidence` (`SteadyNoiseMask.tieBreakMinConfidence`).
     private func decodeThroughMask(_ raw: ArraySlice<Int16>, startSample: Int, _ mask: TalkMask, floors: [Double], dropping: Int = 0,
-                                   byMeaning: Bool, tieBreak: (unmasked: ArraySlice<Int16>, minConfidence: Double)? = nil) throws(HeedError) -> Utterance? {
+                                   byMeaning: Bool, loneCopyMinConfidence: Double? = nil,
+                                   tieBreak: (unmasked: ArraySlice<Int16>, minConfidence: Double)? = nil) throws(HeedError) -> Utterance? {
         var results: [Utterance?] = []
+        var everyCopyNoisy = true
         let copies: [[Int16]]
         do { copies = try mask.masked(raw, floors: floors).map { Array($0.dropFirst(dropping)) } } catch { throw HeedError(.configuration, error.description) }
         for (copy, floor) in zip(copies, floors) {
             let (samples, noisy, steady) = prepared(copy[...], denoised: { denoisedAlone(copy) })
+            everyCopyNoisy = everyCopyNoisy && noisy
             let result = try recognizer.explaining(under: "copy at floor \(floor): ") { () throws(HeedError) in
                 recognizer.explain(Self.judgement(noisy: noisy, steady: steady))
                 let result = try recognizer.decodeUtterance(samples, startSample: startSample, noisy: noisy, steadyNoise: steady,
@@ -317,6 +323,12 @@ public struct UtteranceStream {
             let how = byMeaning ? " (on the words, or on the meaning at \(CommandRecognizer.otherWordsMinConfidence) or more\(forced))" : " on the words"
             recognizer.explain(agreed?.understood == true ? "the copies agree: \(CommandRecognizer.describe(agreed))"
                                : "the copies do not agree\(how): not understood")
+        }
+        if agreed?.understood != true, let minimum = loneCopyMinConfidence, everyCopyNoisy,
+           let lone = CommandRecognizer.loneCommand(results, minConfidence: minimum) {
+            recognizer.explain("every copy sounds noisy and only one heard a command, at \(CommandRecognizer.formatted(minimum)) or more: "
+                               + "taken, \(CommandRecognizer.describe(lone))")
+            return lone
         }
         guard let tieBreak, agreed?.understood != true, results.contains(where: { $0?.understood == true }),
               let unmasked = try recognizer.decodeUtterance(tieBreak.unmasked, startSample: startSample, noisy: true, steadyNoise: true),

@@ -113,11 +113,14 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("What the talk mask's copies must agree on: the same command, in other words too at confidence 0.4 or more unless a copy's command came from the forced choice alone (default), or the same words.", valueName: "meaning|words", visibility: .hidden))
     var talkMaskAgreement: MaskAgreement?
 
+    @Option(help: ArgumentHelp("When the talk mask's copies disagree but every copy sounds noisy, take the command only one of them heard if a search took it at least C sure (default 0.9; off: the copies must agree).", valueName: "C|off", visibility: .hidden))
+    var talkMaskLoneCopy: ConfidenceOrOff?
+
     @Option(help: ArgumentHelp("What the steady-noise mask's copies must agree on: the same command, in other words too at confidence 0.4 or more unless a copy's command came from the forced choice alone (default), or the same words.", valueName: "meaning|words", visibility: .hidden))
     var steadyMaskAgreement: MaskAgreement?
 
     @Option(help: ArgumentHelp("When the steady-noise mask's copies disagree and one heard a command, decode the utterance once more unmasked and take the command it shares with a copy if the lower of their confidences is at least C (default off).", valueName: "C|off", visibility: .hidden))
-    var steadyMaskTieBreak: TieBreakSetting?
+    var steadyMaskTieBreak: ConfidenceOrOff?
 
     @Option(help: ArgumentHelp("Hold an utterance that goes through the steady-noise mask open until this many seconds of silence, so the mask hears the weak last consonant the endpointer cut off (default 0.35; the end reported is the same, the result comes later); 0 uses --trailing-silence.", valueName: "SECONDS", visibility: .hidden))
     var steadyMaskTrailingSilence: Double?
@@ -223,6 +226,7 @@ struct TuningOptions: ParsableArguments {
                 var talk = BackgroundTalkMask(mask: $0)
                 if let talkMaskFloors { talk.floors = talkMaskFloors }
                 if let talkMaskAgreement { talk.agreesOnMeaning = talkMaskAgreement == .meaning }
+                if let talkMaskLoneCopy { talk.loneCopyMinConfidence = talkMaskLoneCopy.minConfidence }
                 return talk
             }
         }
@@ -330,8 +334,8 @@ enum Switch: String, ExpressibleByArgument, CaseIterable {
     case on, off
 }
 
-/// `--steady-mask-tie-break`: off, or the least confidence a tie-broken command needs.
-struct TieBreakSetting: ExpressibleByArgument {
+/// `--steady-mask-tie-break` and `--talk-mask-lone-copy`: off, or the least confidence the command they would take needs.
+struct ConfidenceOrOff: ExpressibleByArgument {
     var minConfidence: Double?
 
     init?(argument: String) {

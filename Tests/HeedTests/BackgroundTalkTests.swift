@@ -98,6 +98,49 @@ import Testing
                 "\(jazz.lines)")
     }
 
+    /// A command only one copy heard: taken when a search took it at least as sure as asked,
+    /// never when the forced choice named it or when another copy heard a command too.
+    @Test func aLoneCommandIsOneCopysOnlyAndSureEnough() {
+        let resume = utterance("resume", confidence: 0.95)
+        let nothing = utterance("", understood: false)
+        #expect(CommandRecognizer.loneCommand([nothing, resume], minConfidence: 0.9) == resume)
+        #expect(CommandRecognizer.loneCommand([resume, nil], minConfidence: 0.9) == resume)
+        #expect(CommandRecognizer.loneCommand([nothing, resume], minConfidence: 0.99) == nil)
+        var forced = resume
+        forced.isForcedChoice = true
+        #expect(CommandRecognizer.loneCommand([nothing, forced], minConfidence: 0.9) == nil)
+        #expect(CommandRecognizer.loneCommand([utterance("start"), resume], minConfidence: 0.9) == nil)
+        #expect(CommandRecognizer.loneCommand([nothing, nil], minConfidence: 0.9) == nil)
+    }
+
+    /// Through the talk mask, as the suites mix: "resume" (en-us_f2 voice, fast) in babble at 6
+    /// dB sounds noisy in both masked copies and only one hears it, at 1.00: taken by default, not
+    /// with the lone-copy rule off. "I love jazz" (home, en-us voice) in babble at 12 dB is heard
+    /// as "put on some jazz music" at 1.00 by one copy alone too, but the other copy sounds clean,
+    /// so the copies must agree and it is no command (BENCHMARKS.md, "A lone copy in strong
+    /// background talk").
+    @Test func aLoneCopysCommandIsTakenOnlyWhenEveryCopySoundsNoisy() throws {
+        func heard(_ file: String, snr: Double, loneCopyRuleOff: Bool = false,
+                   recognizer make: (RecognizerOptions) throws -> CommandRecognizer) throws -> (utterances: [Utterance], lines: [String]) {
+            let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent(file), as: file, with: "babble", snr: snr)
+            var talk = BackgroundTalkMask(mask: try TalkMask(contentsOf: Self.weights))
+            if loneCopyRuleOff { talk.loneCopyMinConfidence = nil }
+            var options = RecognizerOptions()
+            options.backgroundTalkMask = talk
+            return try ExplanationTests.explained(mixed, by: make(options))
+        }
+        let builtins = { (options: RecognizerOptions) in try CommandRecognizer(options: options, authorization: TestAuthorization.speechRecognition()) }
+        let resume = try heard("builtins/resume-en-us_f2-175.wav", snr: 6, recognizer: builtins)
+        #expect(resume.utterances.filter(\.understood).map(\.transcript) == ["resume"], "\(resume.lines)")
+        #expect(resume.lines.contains { $0.hasPrefix("every copy sounds noisy and only one heard a command") }, "\(resume.lines)")
+        #expect(try heard("builtins/resume-en-us_f2-175.wav", snr: 6, loneCopyRuleOff: true, recognizer: builtins).utterances.filter(\.understood).isEmpty)
+
+        let jazz = try heard("home/none-07-en-us.wav", snr: 12) { try ContextPipelineTests.recognizer(context: "home", options: $0) }
+        #expect(jazz.utterances.count == 1 && jazz.utterances.allSatisfy { !$0.understood }, "\(jazz.utterances)")
+        #expect(jazz.lines.filter { $0.hasSuffix("gives playMusic(genre=jazz) at confidence 1.00") }.count == 1, "\(jazz.lines)")
+        #expect(jazz.lines.contains { $0.hasSuffix(": clean") && $0.hasPrefix("copy at floor") }, "\(jazz.lines)")
+    }
+
     /// The gate: the noise under "cancel" mixed with the suites' babble changes like background
     /// talk; under pink noise, mains hum or brown noise at the same SNR it does not. Without a
     /// talk mask nothing is.
