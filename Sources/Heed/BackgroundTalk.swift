@@ -43,6 +43,24 @@ public struct BackgroundTalkMask: Sendable {
     public static let modelFileName = "talk-mask.weights"
 }
 
+/// What masked copies must share to agree (`CommandRecognizer.agreed`).
+enum CopyAgreement: Equatable {
+    /// The same words.
+    case words
+    /// The same command, in other words too (`CommandRecognizer.otherWordsMinConfidence`);
+    /// `withForcedChoice`: also when a copy's command came only from the forced choice, which
+    /// always names some command.
+    case meaning(withForcedChoice: Bool)
+}
+
+extension BackgroundTalkMask {
+    /// How the copies agree. Over background talk a forced copy never agrees in other words: with
+    /// it, "I love jazz" was heard as "put on some jazz music" by one copy and forced onto "put on
+    /// jazz" in the other (BENCHMARKS.md, "Copies that agree on the meaning, not through the
+    /// forced choice").
+    var copyAgreement: CopyAgreement { agreesOnMeaning ? .meaning(withForcedChoice: false) : .words }
+}
+
 extension CommandRecognizer {
     /// Whether the noise under `raw` (an utterance as heard) changes like background talk
     /// (`BackgroundTalkMask.minNoiseVariability`); false without a talk mask.
@@ -53,15 +71,10 @@ extension CommandRecognizer {
     }
 
     /// The one utterance the masked copies' decodes agree on: all understood the same words or,
-    /// `byMeaning`, the same command in other words (`meansTheSame`) at `otherWordsMinConfidence`
-    /// or more, none of them taken only by the forced choice; its confidence is the least of
-    /// theirs. When they differ, the first copy's result, not understood.
-    ///
-    /// A forced choice always names some command, so a copy's forced choice that matches another
-    /// copy's command only in meaning is weak evidence: over babble, "I love jazz" was heard as
-    /// "put on some jazz music" by one copy and forced onto "put on jazz" in the other
-    /// (BENCHMARKS.md, "Copies that agree on the meaning, not through the forced choice").
-    static func agreed(_ results: [Utterance?], byMeaning: Bool = false) -> Utterance? {
+    /// agreeing by `.meaning`, the same command in other words (`meansTheSame`) at
+    /// `otherWordsMinConfidence` or more; its confidence is the least of theirs. When they differ,
+    /// the first copy's result, not understood.
+    static func agreed(_ results: [Utterance?], by agreement: CopyAgreement = .words) -> Utterance? {
         guard let first = results.compactMap({ $0 }).first else { return nil }
         let all = results.compactMap { $0 }
         guard all.count == results.count, all.allSatisfy({ $0.understood && $0.meansTheSame(as: first) }) else {
@@ -70,7 +83,11 @@ extension CommandRecognizer {
         var agreed = first
         agreed.confidence = all.map(\.confidence).min()!
         let sameWords = all.allSatisfy { $0.transcript == first.transcript }
-        let inOtherWords = byMeaning && agreed.confidence >= otherWordsMinConfidence && !all.contains(where: \.isForcedChoice)
+        let inOtherWords = switch agreement {
+        case .words: false
+        case .meaning(let withForcedChoice):
+            agreed.confidence >= otherWordsMinConfidence && (withForcedChoice || !all.contains(where: \.isForcedChoice))
+        }
         return sameWords || inOtherWords ? agreed : first.rejected
     }
 

@@ -74,6 +74,11 @@ public struct SteadyNoiseMask: Sendable {
         return trailingSilence
     }
 
+    /// How the copies agree. In steady noise a copy's forced choice may agree in other words: kept
+    /// out, all five suites in pink at 6 dB lost three "set the lathe to high speed" and no false
+    /// acceptance (BENCHMARKS.md, "Copies that agree on the meaning, not through the forced choice").
+    var copyAgreement: CopyAgreement { agreesOnMeaning ? .meaning(withForcedChoice: true) : .words }
+
     /// Whether the noise under `raw` (the utterance with the noise heard before it) is one the
     /// mask is for: broadband, or low and strong but not hum.
     func isFor(_ raw: ArraySlice<Int16>, sampleRate: Int) -> Bool {

@@ -269,7 +269,7 @@ public struct UtteranceStream {
         if noisy, !steady, let talk = recognizer.options.backgroundTalkMask, recognizer.isOverBackgroundTalk(raw(range)) {
             recognizer.explain("over background talk: through the talk mask, a copy per floor, which must agree")
             return (try decodeThroughMask(raw(range), startSample: range.lowerBound, talk.mask, floors: talk.floors,
-                                          byMeaning: talk.agreesOnMeaning, loneCopyMinConfidence: talk.loneCopyMinConfidence), true, samples, false)
+                                          agreement: talk.copyAgreement, loneCopyMinConfidence: talk.loneCopyMinConfidence), true, samples, false)
         }
         // The mask judges each bin against its noise floor: it hears the noise before the
         // utterance too, as far as the history holds it, and only the utterance is decoded,
@@ -280,7 +280,7 @@ public struct UtteranceStream {
         if noisy, steady, let steadyNoise = recognizer.options.steadyNoiseMask, steadyNoise.isFor(raw(heard), sampleRate: recognizer.sampleRate) {
             recognizer.explain("steady noise the mask is for: through the steady-noise mask, a copy per floor, which must agree")
             return (try decodeThroughMask(raw(heard), startSample: range.lowerBound, steadyNoise.mask, floors: steadyNoise.floors,
-                                          dropping: range.lowerBound - heard.lowerBound, byMeaning: steadyNoise.agreesOnMeaning,
+                                          dropping: range.lowerBound - heard.lowerBound, agreement: steadyNoise.copyAgreement,
                                           tieBreak: steadyNoise.tieBreakMinConfidence.map { (samples, $0) }), true, samples, true)
         }
         let utterance = try recognizer.decodeUtterance(samples, startSample: range.lowerBound, noisy: noisy, steadyNoise: steady,
@@ -290,7 +290,7 @@ public struct UtteranceStream {
 
     /// The utterance in `raw` decoded once per masked copy (one per floor), each copy judged and
     /// prepared as any audio is (`prepared`), with a suppressor of its own; the result the copies
-    /// agree on (`CommandRecognizer.agreed`, in other words too when `byMeaning`).
+    /// agree on (`CommandRecognizer.agreed`, as `agreement` asks).
     /// `dropping` samples at the start are masked but not decoded. When they disagree and every
     /// copy was judged noisy, the one command a copy heard is taken if at least
     /// `loneCopyMinConfidence` sure (`CommandRecognizer.loneCommand`;
@@ -299,7 +299,7 @@ public struct UtteranceStream {
     /// given: the command one copy shares with it, at the lower of their confidences, if that is
     /// at least its `minConfidence` (`SteadyNoiseMask.tieBreakMinConfidence`).
     private func decodeThroughMask(_ raw: ArraySlice<Int16>, startSample: Int, _ mask: TalkMask, floors: [Double], dropping: Int = 0,
-                                   byMeaning: Bool, loneCopyMinConfidence: Double? = nil,
+                                   agreement: CopyAgreement, loneCopyMinConfidence: Double? = nil,
                                    tieBreak: (unmasked: ArraySlice<Int16>, minConfidence: Double)? = nil) throws(HeedError) -> Utterance? {
         var results: [Utterance?] = []
         var everyCopyNoisy = true
@@ -317,10 +317,11 @@ public struct UtteranceStream {
             }
             results.append(result)
         }
-        let agreed = CommandRecognizer.agreed(results, byMeaning: byMeaning)
+        let agreed = CommandRecognizer.agreed(results, by: agreement)
         if recognizer.onExplanation != nil, results.contains(where: { $0?.understood == true }) {
-            let forced = results.contains { $0?.isForcedChoice == true } ? ", which a forced choice cannot give" : ""
-            let how = byMeaning ? " (on the words, or on the meaning at \(CommandRecognizer.otherWordsMinConfidence) or more\(forced))" : " on the words"
+            let forced = agreement == .meaning(withForcedChoice: false) && results.contains { $0?.isForcedChoice == true }
+            let how = agreement == .words ? " on the words"
+                : " (on the words, or on the meaning at \(CommandRecognizer.otherWordsMinConfidence) or more\(forced ? ", which a forced choice cannot give" : ""))"
             recognizer.explain(agreed?.understood == true ? "the copies agree: \(CommandRecognizer.describe(agreed))"
                                : "the copies do not agree\(how): not understood")
         }
