@@ -16,8 +16,9 @@ public struct Utterance: Equatable, Sendable {
     /// alternatives and reports 1 (see `CommandRecognizer.alternativesWanted`).
     public var confidence: Double
     /// Whether the command was taken only by the forced choice (`CommandRecognizer.forcedChoice`),
-    /// which always names some command: weaker evidence than a search that took it, so masked
-    /// copies do not agree with it in other words (`CommandRecognizer.agreed`).
+    /// which always names some command: weaker evidence than a search that took it, so the talk
+    /// mask's copies agree with it only in the same words (`CopyAgreement`), and a lone copy's
+    /// command is never one (`CommandRecognizer.loneCommand`).
     var isForcedChoice = false
 
     public init(start: Double, end: Double, transcript: String, intent: Intent?, understood: Bool, confidence: Double) {

@@ -116,7 +116,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("When the talk mask's copies disagree but every copy sounds noisy, take the command only one of them heard if a search took it at least C sure (default 0.9; off: the copies must agree).", valueName: "C|off", visibility: .hidden))
     var talkMaskLoneCopy: ConfidenceOrOff?
 
-    @Option(help: ArgumentHelp("What the steady-noise mask's copies must agree on: the same command, in other words too at confidence 0.4 or more unless a copy's command came from the forced choice alone (default), or the same words.", valueName: "meaning|words", visibility: .hidden))
+    @Option(help: ArgumentHelp("What the steady-noise mask's copies must agree on: the same command, in other words too at confidence 0.4 or more (default), or the same words.", valueName: "meaning|words", visibility: .hidden))
     var steadyMaskAgreement: MaskAgreement?
 
     @Option(help: ArgumentHelp("When the steady-noise mask's copies disagree and one heard a command, decode the utterance once more unmasked and take the command it shares with a copy if the lower of their confidences is at least C (default off).", valueName: "C|off", visibility: .hidden))
