@@ -108,6 +108,14 @@ struct RunSuites: ParsableCommand {
         }
     }
 
+    /// `numbers`, or "off" as no numbers.
+    static func numbersOrOff(_ text: String) throws -> [Double] {
+        if text == "off" { return [] }
+        let values = try numbers(text)
+        guard !values.isEmpty else { throw ValidationError("'\(text)' is neither 'off' nor numbers") }
+        return values
+    }
+
     func validate() throws {
         if let minAccept, !(0...1).contains(minAccept) { throw ValidationError("--min-accept must be between 0 and 1") }
         if let maxFalseAccept, !(0...1).contains(maxFalseAccept) { throw ValidationError("--max-false-accept must be between 0 and 1") }
