@@ -40,8 +40,8 @@ public struct BackgroundTalkMask: Sendable {
     /// The floors for mild background talk: when the copy at the first of them sounds clean (not
     /// noisy, as the stream judges any audio), these copies decide instead of `floors`. In mild
     /// babble the copy at 0.1 loses more of the voice to the mask than the background it turns
-    /// down: at 18 dB both copies sounded clean and in 111 of 135 missed commands only the copy at
-    /// 0.3 heard it. All five suites in babble at 18 dB, 291 -> 383 of 426 (2 -> 1 of 122 false);
+    /// down: at 18 dB both copies sounded clean, and 111 of the 135 missed commands were one copy
+    /// hearing the command, nearly always the copy at 0.3. All five suites in babble at 18 dB, 291 -> 383 of 426 (2 -> 1 of 122 false);
     /// at 12 dB, where the copy at 0.3 mostly sounds noisy, 327 -> 331 (BENCHMARKS.md, "Milder
     /// floors for mild background talk"). nil: always `floors`.
     public var mildFloors: [Double]? = [0.3, 0.5]
