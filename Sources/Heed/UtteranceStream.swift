@@ -305,7 +305,9 @@ public struct UtteranceStream {
                                    tieBreak: (unmasked: ArraySlice<Int16>, minConfidence: Double)? = nil) throws(HeedError) -> Utterance? {
         var results: [Utterance?] = []
         var everyCopyNoisy = true
-        // One pass of the mask gives every floor's copy; which of them are decoded is decided on them.
+        // One pass of the network gives every floor's copy; which of them are decoded is decided on
+        // them. The copy not decoded costs only its synthesis: keeping the spectrum to make copies
+        // later would hold it through the decodes, at the peak of a noisy run's memory.
         let masked = floors + (mildFloors ?? []).filter { !floors.contains($0) }
         var copies: [Double: [Int16]] = [:]
         do {

@@ -8,6 +8,26 @@ import Testing
 @Suite struct BackgroundTalkTests {
     static let weights = Fixtures.root.appendingPathComponent("Models/talk-mask.weights")
 
+    /// `file` (under Audio/) mixed with the suites' babble at `snr`, as `heed test` mixes it, and
+    /// decoded through the talk mask as `configure` leaves it: the utterances and `--explain`'s lines.
+    static func overBabble(_ file: String, snr: Double, _ configure: (inout BackgroundTalkMask) -> Void = { _ in },
+                           recognizer make: (RecognizerOptions) throws -> CommandRecognizer = builtins) throws -> (utterances: [Utterance], lines: [String]) {
+        let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent(file), as: file, with: "babble", snr: snr)
+        var talk = BackgroundTalkMask(mask: try TalkMask(contentsOf: weights))
+        configure(&talk)
+        var options = RecognizerOptions()
+        options.backgroundTalkMask = talk
+        return try ExplanationTests.explained(mixed, by: make(options))
+    }
+
+    static func builtins(_ options: RecognizerOptions) throws -> CommandRecognizer {
+        try CommandRecognizer(options: options, authorization: TestAuthorization.speechRecognition())
+    }
+
+    static func home(_ options: RecognizerOptions) throws -> CommandRecognizer {
+        try ContextPipelineTests.recognizer(context: "home", options: options)
+    }
+
     func utterance(_ transcript: String, understood: Bool = true, confidence: Double = 0.9) -> Utterance {
         Utterance(start: 0.5, end: 1.2, transcript: transcript, intent: understood ? Intent(name: transcript) : nil,
                   understood: understood, confidence: confidence)
@@ -85,16 +105,12 @@ import Testing
     /// "Copies that agree on the meaning, not through the forced choice").
     @Test func copiesOverBabbleAgreeOnTheMeaningButNotThroughTheForcedChoice() throws {
         func heard(_ name: String, agreesOnMeaning: Bool? = nil) throws -> (utterances: [Utterance], lines: [String]) {
-            let file = "home/\(name).wav"
-            let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent(file), as: file, with: "babble", snr: 12)
-            var talk = BackgroundTalkMask(mask: try TalkMask(contentsOf: Self.weights))
-            // The usual floors, 0.1 and 0.3: under this "stop the music" the copy at 0.3 sounds
-            // clean, and the copies at the mild floors, 0.3 and 0.5, hear it in the same words.
-            talk.mildFloors = nil
-            if let agreesOnMeaning { talk.agreesOnMeaning = agreesOnMeaning }
-            var options = RecognizerOptions()
-            options.backgroundTalkMask = talk
-            return try ExplanationTests.explained(mixed, by: ContextPipelineTests.recognizer(context: "home", options: options))
+            try Self.overBabble("home/\(name).wav", snr: 12, { talk in
+                // The usual floors, 0.1 and 0.3: under this "stop the music" the copy at 0.3 sounds
+                // clean, and the copies at the mild floors, 0.3 and 0.5, hear it in the same words.
+                talk.mildFloors = nil
+                if let agreesOnMeaning { talk.agreesOnMeaning = agreesOnMeaning }
+            }, recognizer: Self.home)
         }
         let stop = try heard("stopMusic-15-en_m3-140")
         #expect(stop.utterances.filter(\.understood).map(\.intent) == [Intent(name: "stopMusic")], "\(stop.lines)")
@@ -128,22 +144,12 @@ import Testing
     /// so the copies must agree and it is no command (BENCHMARKS.md, "A lone copy in strong
     /// background talk").
     @Test func aLoneCopysCommandIsTakenOnlyWhenEveryCopySoundsNoisy() throws {
-        func heard(_ file: String, snr: Double, loneCopyRuleOff: Bool = false,
-                   recognizer make: (RecognizerOptions) throws -> CommandRecognizer) throws -> (utterances: [Utterance], lines: [String]) {
-            let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent(file), as: file, with: "babble", snr: snr)
-            var talk = BackgroundTalkMask(mask: try TalkMask(contentsOf: Self.weights))
-            if loneCopyRuleOff { talk.loneCopyMinConfidence = nil }
-            var options = RecognizerOptions()
-            options.backgroundTalkMask = talk
-            return try ExplanationTests.explained(mixed, by: make(options))
-        }
-        let builtins = { (options: RecognizerOptions) in try CommandRecognizer(options: options, authorization: TestAuthorization.speechRecognition()) }
-        let resume = try heard("builtins/resume-en-us_f2-175.wav", snr: 6, recognizer: builtins)
+        let resume = try Self.overBabble("builtins/resume-en-us_f2-175.wav", snr: 6)
         #expect(resume.utterances.filter(\.understood).map(\.transcript) == ["resume"], "\(resume.lines)")
         #expect(resume.lines.contains { $0.hasPrefix("every copy sounds noisy and only one heard a command") }, "\(resume.lines)")
-        #expect(try heard("builtins/resume-en-us_f2-175.wav", snr: 6, loneCopyRuleOff: true, recognizer: builtins).utterances.filter(\.understood).isEmpty)
+        #expect(try Self.overBabble("builtins/resume-en-us_f2-175.wav", snr: 6, { $0.loneCopyMinConfidence = nil }).utterances.filter(\.understood).isEmpty)
 
-        let jazz = try heard("home/none-07-en-us.wav", snr: 12) { try ContextPipelineTests.recognizer(context: "home", options: $0) }
+        let jazz = try Self.overBabble("home/none-07-en-us.wav", snr: 12, recognizer: Self.home)
         #expect(jazz.utterances.count == 1 && jazz.utterances.allSatisfy { !$0.understood }, "\(jazz.utterances)")
         #expect(jazz.lines.filter { $0.hasSuffix("gives playMusic(genre=jazz) at confidence 1.00") }.count == 1, "\(jazz.lines)")
         #expect(jazz.lines.contains { $0.hasSuffix(": clean") && $0.hasPrefix("copy at floor") }, "\(jazz.lines)")
@@ -155,25 +161,15 @@ import Testing
     /// goes the same way and stays no command: one copy hears "put on some jazz", the other only
     /// the forced choice's "put on jazz" (BENCHMARKS.md, "Milder floors for mild background talk").
     @Test func mildBackgroundTalkIsDecodedAtMilderFloors() throws {
-        func heard(_ file: String, mildFloors: [Double]? = [0.3, 0.5],
-                   recognizer make: (RecognizerOptions) throws -> CommandRecognizer) throws -> (utterances: [Utterance], lines: [String]) {
-            let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent(file), as: file, with: "babble", snr: 18)
-            var talk = BackgroundTalkMask(mask: try TalkMask(contentsOf: Self.weights))
-            talk.mildFloors = mildFloors
-            var options = RecognizerOptions()
-            options.backgroundTalkMask = talk
-            return try ExplanationTests.explained(mixed, by: make(options))
-        }
-        let builtins = { (options: RecognizerOptions) in try CommandRecognizer(options: options, authorization: TestAuthorization.speechRecognition()) }
-        let pause = try heard("builtins/pause-en-us-175.wav", recognizer: builtins)
+        let pause = try Self.overBabble("builtins/pause-en-us-175.wav", snr: 18)
         #expect(pause.utterances.filter(\.understood).map(\.transcript) == ["pause"], "\(pause.lines)")
         #expect(pause.lines.contains("the copy at floor 0.3 sounds clean, the background talk mild: copies at floors 0.3, 0.5 instead"), "\(pause.lines)")
         #expect(pause.lines.contains { $0.hasPrefix("copy at floor 0.5: gives pause") }, "\(pause.lines)")
-        let usual = try heard("builtins/pause-en-us-175.wav", mildFloors: nil, recognizer: builtins)
+        let usual = try Self.overBabble("builtins/pause-en-us-175.wav", snr: 18, { $0.mildFloors = nil })
         #expect(usual.utterances.filter(\.understood).isEmpty, "\(usual.lines)")
         #expect(usual.lines.contains { $0.hasPrefix("copy at floor 0.1: gives not understood") }, "\(usual.lines)")
 
-        let jazz = try heard("home/none-07-en-us.wav") { try ContextPipelineTests.recognizer(context: "home", options: $0) }
+        let jazz = try Self.overBabble("home/none-07-en-us.wav", snr: 18, recognizer: Self.home)
         #expect(jazz.utterances.count == 1 && jazz.utterances.allSatisfy { !$0.understood }, "\(jazz.utterances)")
         #expect(jazz.lines.contains { $0.hasPrefix("the copy at floor 0.3 sounds clean") }, "\(jazz.lines)")
     }
