@@ -268,7 +268,7 @@ public struct UtteranceStream {
                            + Self.judgement(noisy: noisy, steady: steady))
         if noisy, !steady, let talk = recognizer.options.backgroundTalkMask, recognizer.isOverBackgroundTalk(raw(range)) {
             recognizer.explain("over background talk: through the talk mask, a copy per floor, which must agree")
-            return (try decodeThroughMask(raw(range), startSample: range.lowerBound, talk.mask, floors: talk.floors, mildFloors: talk.mildFloors,
+            return (try decodeThroughMask(raw(range), startSample: range.lowerBound, talk.mask, floors: talk.floors, mildFloorSteps: talk.mildFloorSteps,
                                           agreement: talk.copyAgreement, loneCopyMinConfidence: talk.loneCopyMinConfidence), true, samples, false)
         }
         // The mask judges each bin against its noise floor: it hears the noise before the
@@ -290,9 +290,9 @@ public struct UtteranceStream {
 
     /// The utterance in `raw` decoded once per masked copy (one per floor), each copy judged and
     /// prepared as any audio is (`prepared`), with a suppressor of its own; the result the copies
-    /// agree on (`CommandRecognizer.agreed`, as `agreement` asks). When the copy at the first of
-    /// `mildFloors` sounds clean, those floors' copies are decoded instead
-    /// (`BackgroundTalkMask.mildFloors`).
+    /// agree on (`CommandRecognizer.agreed`, as `agreement` asks). While the copy at the first
+    /// floor of the next of `mildFloorSteps` sounds clean, that step's copies are decoded instead
+    /// (`BackgroundTalkMask.mildFloorSteps`).
     /// `dropping` samples at the start are masked but not decoded. When they disagree and every
     /// copy was judged noisy, the one command a copy heard is taken if at least
     /// `loneCopyMinConfidence` sure (`CommandRecognizer.loneCommand`;
@@ -300,7 +300,7 @@ public struct UtteranceStream {
     /// are settled by decoding `tieBreak`'s samples (the utterance unmasked, in steady noise) when
     /// given: the command one copy shares with it, at the lower of their confidences, if that is
     /// at least its `minConfidence` (`SteadyNoiseMask.tieBreakMinConfidence`).
-    private func decodeThroughMask(_ raw: ArraySlice<Int16>, startSample: Int, _ mask: TalkMask, floors: [Double], mildFloors: [Double]? = nil,
+    private func decodeThroughMask(_ raw: ArraySlice<Int16>, startSample: Int, _ mask: TalkMask, floors: [Double], mildFloorSteps: [[Double]] = [],
                                    dropping: Int = 0, agreement: CopyAgreement, loneCopyMinConfidence: Double? = nil,
                                    tieBreak: (unmasked: ArraySlice<Int16>, minConfidence: Double)? = nil) throws(HeedError) -> Utterance? {
         var results: [Utterance?] = []
@@ -308,16 +308,18 @@ public struct UtteranceStream {
         // One pass of the network gives every floor's copy; which of them are decoded is decided on
         // them. The copy not decoded costs only its synthesis: keeping the spectrum to make copies
         // later would hold it through the decodes, at the peak of a noisy run's memory.
-        let masked = floors + (mildFloors ?? []).filter { !floors.contains($0) }
+        var masked = floors
+        for floor in mildFloorSteps.joined() where !masked.contains(floor) { masked.append(floor) }
         var copies: [Double: [Int16]] = [:]
         do {
             for (copy, floor) in zip(try mask.masked(raw, floors: masked), masked) { copies[floor] = Array(copy.dropFirst(dropping)) }
         } catch { throw HeedError(.configuration, error.description) }
         var decoded = floors
-        if let mildFloors, let first = mildFloors.first, let copy = copies[first], !isNoisy(copy[...]) {
+        for step in mildFloorSteps {
+            guard let first = step.first, let copy = copies[first], !isNoisy(copy[...]) else { break }
             recognizer.explain("the copy at floor \(first) sounds clean, the background talk mild: "
-                               + "copies at floors \(mildFloors.map { "\($0)" }.joined(separator: ", ")) instead")
-            decoded = mildFloors
+                               + "copies at floors \(step.map { "\($0)" }.joined(separator: ", ")) instead")
+            decoded = step
         }
         for floor in decoded {
             let copy = copies[floor]!

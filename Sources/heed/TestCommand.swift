@@ -108,12 +108,14 @@ struct RunSuites: ParsableCommand {
         }
     }
 
-    /// `numbers`, or "off" as no numbers.
-    static func numbersOrOff(_ text: String) throws -> [Double] {
+    /// Steps of numbers apart by '/' ("0.3,0.5/0.5,0.7"), or none for "off".
+    static func floorStepsOrOff(_ text: String) throws -> [[Double]] {
         if text == "off" { return [] }
-        let values = try numbers(text)
-        guard !values.isEmpty else { throw ValidationError("'\(text)' is neither 'off' nor numbers") }
-        return values
+        return try text.split(separator: "/", omittingEmptySubsequences: false).map { step in
+            let values = try numbers(String(step))
+            guard !values.isEmpty else { throw ValidationError("'\(text)' is neither 'off' nor steps of numbers apart by '/'") }
+            return values
+        }
     }
 
     func validate() throws {

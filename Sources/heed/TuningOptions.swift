@@ -116,8 +116,8 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("When the talk mask's copies disagree but every copy sounds noisy, take the command only one of them heard if a search took it at least C sure (default 0.9; off: the copies must agree).", valueName: "C|off", visibility: .hidden))
     var talkMaskLoneCopy: ConfidenceOrOff?
 
-    @Option(help: ArgumentHelp("The talk mask's floors for mild background talk: when the copy at the first of them sounds clean, these copies decide instead of --talk-mask-floors (default 0.3,0.5; off: always --talk-mask-floors).", valueName: "G,G...|off", visibility: .hidden), transform: RunSuites.numbersOrOff)
-    var talkMaskMildFloors: [Double]?
+    @Option(help: ArgumentHelp("The talk mask's floors for milder background talk, steps apart by '/': while the copy at the first floor of the next step sounds clean, that step's copies decide instead of --talk-mask-floors (default 0.3,0.5/0.5,0.7; off: always --talk-mask-floors).", valueName: "G,G.../G,G...|off", visibility: .hidden), transform: RunSuites.floorStepsOrOff)
+    var talkMaskMildFloors: [[Double]]?
 
     @Option(help: ArgumentHelp("What the steady-noise mask's copies must agree on: the same command, in other words too at confidence 0.4 or more (default), or the same words.", valueName: "meaning|words", visibility: .hidden))
     var steadyMaskAgreement: MaskAgreement?
@@ -192,8 +192,8 @@ struct TuningOptions: ParsableArguments {
                 throw ValidationError("\(name) takes one or more gains between 0 and 1")
             }
         }
-        if let talkMaskMildFloors, !talkMaskMildFloors.allSatisfy({ (0...1).contains($0) }) {
-            throw ValidationError("--talk-mask-mild-floors takes 'off' or one or more gains between 0 and 1")
+        if let talkMaskMildFloors, !talkMaskMildFloors.joined().allSatisfy({ (0...1).contains($0) }) {
+            throw ValidationError("--talk-mask-mild-floors takes 'off' or steps apart by '/' of one or more gains between 0 and 1")
         }
         if let steadyMaskMinHighBand, !(0...1).contains(steadyMaskMinHighBand) { throw ValidationError("--steady-mask-min-high-band must be between 0 and 1") }
         if let steadyMaskLowBandBelowSnr, !(steadyMaskLowBandBelowSnr >= 0) { throw ValidationError("--steady-mask-low-band-below-snr must be 0 dB or more") }
@@ -233,7 +233,7 @@ struct TuningOptions: ParsableArguments {
                 if let talkMaskFloors { talk.floors = talkMaskFloors }
                 if let talkMaskAgreement { talk.agreesOnMeaning = talkMaskAgreement == .meaning }
                 if let talkMaskLoneCopy { talk.loneCopyMinConfidence = talkMaskLoneCopy.minConfidence }
-                if let talkMaskMildFloors { talk.mildFloors = talkMaskMildFloors.isEmpty ? nil : talkMaskMildFloors }
+                if let talkMaskMildFloors { talk.mildFloorSteps = talkMaskMildFloors }
                 return talk
             }
         }
