@@ -258,16 +258,19 @@ public struct UtteranceStream {
 
     /// The utterance in the stream's samples in `range`, whether they are noisy, and the samples
     /// as decoded (`audio`); clean ones with the quiet floor at hand for a second opinion.
-    /// Noisy samples over background talk are decoded through the talk mask instead
-    /// (`RecognizerOptions.backgroundTalkMask`), and those in steady noise through the steady
+    /// Samples over background talk, noisy or not (`BackgroundTalkMask.masksCleanUtterances`), are
+    /// decoded through the talk mask instead (`RecognizerOptions.backgroundTalkMask`), and counted
+    /// noisy; noisy samples in steady noise go through the steady
     /// noise mask (`steadyNoiseMask`; `steadyMasked`).
     private func decodeAudio(_ range: Range<Int>) throws(HeedError) -> (utterance: Utterance?, noisy: Bool, samples: ArraySlice<Int16>, steadyMasked: Bool) {
         let (samples, noisy, steady) = audio(range)
         recognizer.explain(String(format: "utterance at %.2f-%.2f s: ", Double(range.lowerBound) / Double(recognizer.sampleRate),
                                   Double(range.upperBound) / Double(recognizer.sampleRate))
                            + Self.judgement(noisy: noisy, steady: steady))
-        if noisy, !steady, let talk = recognizer.options.backgroundTalkMask, recognizer.isOverBackgroundTalk(raw(range)) {
-            recognizer.explain("over background talk: through the talk mask, a copy per floor, which must agree")
+        if let talk = recognizer.options.backgroundTalkMask, noisy ? !steady : talk.masksCleanUtterances,
+           recognizer.isOverBackgroundTalk(raw(range)) {
+            recognizer.explain((noisy ? "" : "the noise under it changes like talk: ")
+                               + "over background talk: through the talk mask, a copy per floor, which must agree")
             return (try decodeThroughMask(raw(range), startSample: range.lowerBound, talk.mask, floors: talk.floors, mildFloorSteps: talk.mildFloorSteps,
                                           agreement: talk.copyAgreement, loneCopyMinConfidence: talk.loneCopyMinConfidence), true, samples, false)
         }

@@ -119,6 +119,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The talk mask's floors for milder background talk, steps apart by '/': while the copy at the first floor of the next step sounds clean, that step's copies decide instead of --talk-mask-floors (default 0.3,0.5/0.5,0.7; off: always --talk-mask-floors).", valueName: "G,G.../G,G...|off", visibility: .hidden), transform: RunSuites.floorStepsOrOff)
     var talkMaskMildFloors: [[Double]]?
 
+    @Option(help: ArgumentHelp("Whether an utterance that sounds clean goes through the talk mask too when the noise under it changes like background talk (default on).", valueName: "on|off", visibility: .hidden))
+    var talkMaskCleanUtterances: Switch?
+
     @Option(help: ArgumentHelp("What the steady-noise mask's copies must agree on: the same command, in other words too at confidence 0.4 or more (default), or the same words.", valueName: "meaning|words", visibility: .hidden))
     var steadyMaskAgreement: MaskAgreement?
 
@@ -234,6 +237,7 @@ struct TuningOptions: ParsableArguments {
                 if let talkMaskAgreement { talk.agreesOnMeaning = talkMaskAgreement == .meaning }
                 if let talkMaskLoneCopy { talk.loneCopyMinConfidence = talkMaskLoneCopy.minConfidence }
                 if let talkMaskMildFloors { talk.mildFloorSteps = talkMaskMildFloors }
+                if let talkMaskCleanUtterances { talk.masksCleanUtterances = talkMaskCleanUtterances == .on }
                 return talk
             }
         }
