@@ -45,9 +45,10 @@ public struct BackgroundTalkMask: Sendable {
     /// nearly always the copy at 0.3. The first step took all five suites in babble at 18 dB from
     /// 291 to 383 of 426 (2 -> 1 of 122 false), at 12 dB, where the copy at 0.3 mostly sounds
     /// noisy, 327 -> 331 (BENCHMARKS.md, "Milder floors for mild background talk"). The second
-    /// does the same one step up, where even the copy at 0.5 sounds clean: at 24 dB the copy at 0.3
-    /// still took near misses ("start the car", "the drill is in the drawer") that the copies at
-    /// 0.5 and 0.7 turn away (BENCHMARKS.md, "A ladder of floors"). Empty: always `floors`.
+    /// does the same one step up, where even the copy at 0.5 sounds clean: at 24 dB the copy at
+    /// 0.3 still took near misses ("start the car", "the drill is in the drawer") that the copies
+    /// at 0.5 and 0.7 turn away (BENCHMARKS.md, "A ladder of floors for milder background talk").
+    /// Empty: always `floors`.
     public var mildFloorSteps: [[Double]] = [[0.3, 0.5], [0.5, 0.7]]
 
     /// Whether an utterance that sounds clean goes through the mask too when the noise under it

@@ -267,7 +267,7 @@ public struct UtteranceStream {
         recognizer.explain(String(format: "utterance at %.2f-%.2f s: ", Double(range.lowerBound) / Double(recognizer.sampleRate),
                                   Double(range.upperBound) / Double(recognizer.sampleRate))
                            + Self.judgement(noisy: noisy, steady: steady))
-        if let talk = recognizer.options.backgroundTalkMask, noisy ? !steady : talk.masksCleanUtterances,
+        if let talk = recognizer.options.backgroundTalkMask, (noisy && !steady) || (!noisy && talk.masksCleanUtterances),
            recognizer.isOverBackgroundTalk(raw(range)) {
             recognizer.explain((noisy ? "" : "the noise under it changes like talk: ")
                                + "over background talk: through the talk mask, a copy per floor, which must agree")

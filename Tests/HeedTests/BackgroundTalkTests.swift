@@ -161,9 +161,10 @@ import Testing
 
     /// Babble at 18 dB, as the suites mix it: under "pause" (en-us voice, fast) the copy at 0.3
     /// sounds clean, and so does the copy at 0.5, so the copies at 0.5 and 0.7 decide, and both
-    /// hear "pause"; with the usual floors the copy at 0.1 hears "pause [and]", no command. "I love jazz" (home, en-us voice)
-    /// goes the same way and stays no command: one copy hears "put on some jazz", the other only
-    /// the forced choice's "put on jazz" (BENCHMARKS.md, "Milder floors for mild background talk").
+    /// hear "pause"; with the usual floors the copy at 0.1 hears "pause [and]", no command. "I
+    /// love jazz" (home, en-us voice) goes the same way and stays no command: one copy hears "put
+    /// on some jazz", the other only the forced choice's "put on jazz" (BENCHMARKS.md, "Milder
+    /// floors for mild background talk").
     @Test func mildBackgroundTalkIsDecodedAtMilderFloors() throws {
         let pause = try Self.overBabble("builtins/pause-en-us-175.wav", snr: 18)
         #expect(pause.utterances.filter(\.understood).map(\.transcript) == ["pause"], "\(pause.lines)")
