@@ -37,6 +37,15 @@ public struct BackgroundTalkMask: Sendable {
     /// nil: the copies must agree.
     public var loneCopyMinConfidence: Double? = 0.9
 
+    /// When the copies disagree in strong background talk (at `floors`: the copy at the first
+    /// milder floor still sounds noisy), one copy's command that a search took at least this sure
+    /// is taken when every other copy heard nothing but its forced choice named that same command
+    /// and was refused (`CommandRecognizer.confirmedByForcedChoice`). A forced choice alone always
+    /// names some command; here it names the one another copy heard. Measured first from traces
+    /// (BENCHMARKS.md, "A refused forced choice that names the other copy's command"); in milder
+    /// talk, on the ladder's steps, it took a near miss. nil: never.
+    public var forcedConfirmationMinConfidence: Double? = 0.9
+
     /// Milder floors for milder background talk, a step at a time: while the copy at the first
     /// floor of the next step sounds clean (not noisy, as the stream judges any audio), that
     /// step's copies decide instead of `floors` or the step before. In mild babble the copy at
@@ -123,6 +132,17 @@ extension CommandRecognizer {
     static func loneCommand(_ results: [Utterance?], minConfidence: Double) -> Utterance? {
         let heard = results.compactMap { $0 }.filter(\.understood)
         guard heard.count == 1, let lone = heard.first, !lone.isForcedChoice, lone.confidence >= minConfidence else { return nil }
+        return lone
+    }
+
+    /// The one command among `results` (the masked copies' decodes) that a search took at least
+    /// `minConfidence` sure when every other copy understood nothing and its refused forced
+    /// choice named that command (`Utterance.refusedForcedChoice`); nil otherwise.
+    static func confirmedByForcedChoice(_ results: [Utterance?], minConfidence: Double) -> Utterance? {
+        guard let lone = loneCommand(results, minConfidence: minConfidence), let intent = lone.intent else { return nil }
+        let others = results.filter { $0?.understood != true }
+        guard others.count == results.count - 1,
+              others.allSatisfy({ $0?.refusedForcedChoice == intent }) else { return nil }
         return lone
     }
 

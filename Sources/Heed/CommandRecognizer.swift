@@ -366,11 +366,14 @@ public final class CommandRecognizer {
             return masked
         }
         if !plain.heardCommand, noisy || (hasForcedChoiceSearch && burst) {
-            if let chosen = try forcedChoice(samples, startSample: startSample, steadyNoise: noisy && steadyNoise) {
+            let forced = try forcedChoice(samples, startSample: startSample, steadyNoise: noisy && steadyNoise)
+            if let chosen = forced.chosen {
                 explain("no path took a command; the forced choice did: \(Self.describe(chosen))")
                 return chosen
             }
-            return plain.utterance
+            guard var unheard = plain.utterance, !unheard.understood else { return plain.utterance }
+            unheard.refusedForcedChoice = forced.refused?.intent
+            return unheard
         }
         // Commands only: a plain grammar's word sequence (a card game's hands) has no intent to
         // agree on, and dropping a doubtful sequence only loses its right words.
@@ -407,30 +410,32 @@ public final class CommandRecognizer {
     /// The command a noisy utterance (or a clean one with a burst, `holdsBurst`) holds when the
     /// command paths alone are decoded, if it fits nearly as well as the free phone loop
     /// (`forcedChoiceMarginPerFrame`), its N-best list agrees (`forcedChoiceMinConfidence`) and it
-    /// was voiced; nil otherwise.
-    private func forcedChoice(_ samples: ArraySlice<Int16>, startSample: Int, steadyNoise: Bool) throws(HeedError) -> Utterance? {
+    /// was voiced (`chosen`); otherwise the command it named when the N-best list or the margin
+    /// refused it (`refused`).
+    private func forcedChoice(_ samples: ArraySlice<Int16>, startSample: Int,
+                              steadyNoise: Bool) throws(HeedError) -> (chosen: Utterance?, refused: Utterance?) {
         guard hasForcedChoiceSearch, answerSearch == nil, case .commands = vocabulary,
-              let margin = options.forcedChoiceMarginPerFrame else { return nil }
+              let margin = options.forcedChoiceMarginPerFrame else { return (nil, nil) }
         // The model may still be adapted to these samples from the decode before: `decode` adapts it again only if not.
         adaptsToNoise = steadyNoise && options.noiseAdaptation != nil
         defer { adaptsToNoise = false }
         try use(search: Self.forcedChoiceSearch, noisy: true)
         let hypothesis = try decode(samples, alternatives: { _ in true })
         try selectSearch(noisy: true)
-        guard let utterance = interpret(hypothesis, startSample: startSample, sampleCount: samples.count), utterance.understood,
-              utterance.confidence >= options.forcedChoiceMinConfidence else {
+        let named = interpret(hypothesis, startSample: startSample, sampleCount: samples.count).flatMap { $0.understood ? $0 : nil }
+        guard let utterance = named, utterance.confidence >= options.forcedChoiceMinConfidence else {
             explain("forced choice refused: below --forced-choice-confidence \(Self.formatted(options.forcedChoiceMinConfidence))")
-            return nil
+            return (nil, named)
         }
         let loop = try phoneLoop(samples, noisy: true)
         let shortfall = self.shortfall(of: hypothesis, against: loop, frames: 0...max(0, hypothesis.frameCount - 1))
         guard shortfall <= margin else {
             explain("forced choice refused: it fits \(Self.formatted(shortfall)) per frame worse than the free phone loop, past --forced-choice-margin \(Self.formatted(margin))")
-            return nil
+            return (nil, utterance)
         }
-        guard var voiced = voiced(utterance, samples, startSample: startSample), voiced.understood else { return nil }
+        guard var voiced = voiced(utterance, samples, startSample: startSample), voiced.understood else { return (nil, nil) }
         voiced.isForcedChoice = true
-        return voiced
+        return (voiced, nil)
     }
 
     /// One decode of `decodeUtterance`, and whether a command was heard in it before any check

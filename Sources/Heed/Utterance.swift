@@ -20,6 +20,11 @@ public struct Utterance: Equatable, Sendable {
     /// mask's copies agree with it only in the same words (`CopyAgreement`), and a lone copy's
     /// command is never one (`CommandRecognizer.loneCommand`).
     var isForcedChoice = false
+    /// On an utterance not understood: the command the forced choice named but refused (not sure
+    /// enough, or too far from the phone loop). Weak evidence alone; with another masked copy
+    /// that heard that command through a search, it confirms it
+    /// (`BackgroundTalkMask.forcedConfirmationMinConfidence`).
+    var refusedForcedChoice: Intent?
 
     public init(start: Double, end: Double, transcript: String, intent: Intent?, understood: Bool, confidence: Double) {
         self.start = start

@@ -272,7 +272,8 @@ public struct UtteranceStream {
             recognizer.explain((noisy ? "" : "the noise under it changes like talk: ")
                                + "over background talk: through the talk mask, a copy per floor, which must agree")
             return (try decodeThroughMask(raw(range), startSample: range.lowerBound, talk.mask, floors: talk.floors, mildFloorSteps: talk.mildFloorSteps,
-                                          agreement: talk.copyAgreement, loneCopyMinConfidence: talk.loneCopyMinConfidence), true, samples, false)
+                                          agreement: talk.copyAgreement, loneCopyMinConfidence: talk.loneCopyMinConfidence,
+                                          forcedConfirmationMinConfidence: talk.forcedConfirmationMinConfidence), true, samples, false)
         }
         // The mask judges each bin against its noise floor: it hears the noise before the
         // utterance too, as far as the history holds it, and only the utterance is decoded,
@@ -299,13 +300,16 @@ public struct UtteranceStream {
     /// `dropping` samples at the start are masked but not decoded. When they disagree and every
     /// copy was judged noisy, the one command a copy heard is taken if at least
     /// `loneCopyMinConfidence` sure (`CommandRecognizer.loneCommand`;
-    /// `BackgroundTalkMask.loneCopyMinConfidence`). Copies that disagree, one of them a command,
+    /// `BackgroundTalkMask.loneCopyMinConfidence`). Failing that, at `floors` (no milder step), a
+    /// command one copy heard at least `forcedConfirmationMinConfidence` sure is taken when every
+    /// other copy's refused forced choice named it (`CommandRecognizer.confirmedByForcedChoice`).
+    /// Copies that disagree, one of them a command,
     /// are settled by decoding `tieBreak`'s samples (the utterance unmasked, in steady noise) when
     /// given: the command one copy shares with it, at the lower of their confidences, if that is
     /// at least its `minConfidence` (`SteadyNoiseMask.tieBreakMinConfidence`).
     private func decodeThroughMask(_ raw: ArraySlice<Int16>, startSample: Int, _ mask: TalkMask, floors: [Double], mildFloorSteps: [[Double]] = [],
                                    dropping: Int = 0, agreement: CopyAgreement, loneCopyMinConfidence: Double? = nil,
-                                   tieBreak: (unmasked: ArraySlice<Int16>, minConfidence: Double)? = nil) throws(HeedError) -> Utterance? {
+                                   forcedConfirmationMinConfidence: Double? = nil, tieBreak: (unmasked: ArraySlice<Int16>, minConfidence: Double)? = nil) throws(HeedError) -> Utterance? {
         var results: [Utterance?] = []
         var everyCopyNoisy = true
         // One pass of the network gives every floor's copy; which of them are decoded is decided on
@@ -350,6 +354,12 @@ public struct UtteranceStream {
             recognizer.explain("every copy sounds noisy and only one heard a command, at \(CommandRecognizer.formatted(minimum)) or more: "
                                + "taken, \(CommandRecognizer.describe(lone))")
             return lone
+        }
+        if agreed?.understood != true, let minimum = forcedConfirmationMinConfidence, decoded == floors,
+           let confirmed = CommandRecognizer.confirmedByForcedChoice(results, minConfidence: minimum) {
+            recognizer.explain("one copy heard a command at \(CommandRecognizer.formatted(minimum)) or more, and the others' forced choice "
+                               + "named it too, though refused: taken, \(CommandRecognizer.describe(confirmed))")
+            return confirmed
         }
         guard let tieBreak, agreed?.understood != true, results.contains(where: { $0?.understood == true }),
               let unmasked = try recognizer.decodeUtterance(tieBreak.unmasked, startSample: startSample, noisy: true, steadyNoise: true),

@@ -116,6 +116,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("When the talk mask's copies disagree but every copy sounds noisy, take the command only one of them heard if a search took it at least C sure (default 0.9; off: the copies must agree).", valueName: "C|off", visibility: .hidden))
     var talkMaskLoneCopy: ConfidenceOrOff?
 
+    @Option(help: ArgumentHelp("When the talk mask's copies disagree in strong background talk, take the command one of them heard at least C sure if every other copy's forced choice named it and was refused (default 0.9; off: never).", valueName: "C|off", visibility: .hidden))
+    var talkMaskForcedConfirmation: ConfidenceOrOff?
+
     @Option(help: ArgumentHelp("The talk mask's floors for milder background talk, steps apart by '/': while the copy at the first floor of the next step sounds clean, that step's copies decide instead of --talk-mask-floors (default 0.3,0.5/0.5,0.7; off: always --talk-mask-floors).", valueName: "G,G.../G,G...|off", visibility: .hidden), transform: RunSuites.floorStepsOrOff)
     var talkMaskMildFloors: [[Double]]?
 
@@ -236,6 +239,7 @@ struct TuningOptions: ParsableArguments {
                 if let talkMaskFloors { talk.floors = talkMaskFloors }
                 if let talkMaskAgreement { talk.agreesOnMeaning = talkMaskAgreement == .meaning }
                 if let talkMaskLoneCopy { talk.loneCopyMinConfidence = talkMaskLoneCopy.minConfidence }
+                if let talkMaskForcedConfirmation { talk.forcedConfirmationMinConfidence = talkMaskForcedConfirmation.minConfidence }
                 if let talkMaskMildFloors { talk.mildFloorSteps = talkMaskMildFloors }
                 if let talkMaskCleanUtterances { talk.masksCleanUtterances = talkMaskCleanUtterances == .on }
                 return talk
@@ -345,7 +349,7 @@ enum Switch: String, ExpressibleByArgument, CaseIterable {
     case on, off
 }
 
-/// `--steady-mask-tie-break` and `--talk-mask-lone-copy`: off, or the least confidence the command they would take needs.
+/// `--steady-mask-tie-break`, `--talk-mask-lone-copy` and `--talk-mask-forced-confirmation`: off, or the least confidence the command they would take needs.
 struct ConfidenceOrOff: ExpressibleByArgument {
     var minConfidence: Double?
 

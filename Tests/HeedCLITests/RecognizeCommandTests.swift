@@ -63,6 +63,7 @@ import Testing
         (["--talk-mask", "maybe"], "The value 'maybe' is invalid for '--talk-mask <on|off>'"),
         (["--talk-mask-mild-floors", "0.3,0.5/0.5,1.7"], "--talk-mask-mild-floors takes 'off' or steps apart by '/' of one or more gains between 0 and 1"),
         (["--talk-mask-mild-floors", "0.3,0.5/"], "'0.3,0.5/' is neither 'off' nor steps of numbers apart by '/'"),
+        (["--talk-mask-forced-confirmation", "1.5"], "The value '1.5' is invalid for '--talk-mask-forced-confirmation'"),
         (["--steady-mask-tie-break", "2"], "The value '2' is invalid for '--steady-mask-tie-break'"),
         (["--steady-mask-agreement", "both"], "The value 'both' is invalid for '--steady-mask-agreement'"),
         (["--steady-mask-trailing-silence", "0.01"], "--steady-mask-trailing-silence must be 0 or between 0.05 and 5 seconds"),
