@@ -303,10 +303,10 @@ public struct UtteranceStream {
     /// `BackgroundTalkMask.loneCopyMinConfidence`). Failing that, at `floors` (no milder step), a
     /// command one copy heard at least `forcedConfirmationMinConfidence` sure is taken when every
     /// other copy's refused forced choice named it (`CommandRecognizer.confirmedByForcedChoice`).
-    /// Copies that disagree, one of them a command,
-    /// are settled by decoding `tieBreak`'s samples (the utterance unmasked, in steady noise) when
-    /// given: the command one copy shares with it, at the lower of their confidences, if that is
-    /// at least its `minConfidence` (`SteadyNoiseMask.tieBreakMinConfidence`).
+    /// Copies that disagree, one of them a command, are settled by decoding `tieBreak`'s samples
+    /// (the utterance unmasked, in steady noise) when given: the command one copy shares with it,
+    /// at the lower of their confidences, if that is at least its `minConfidence`
+    /// (`SteadyNoiseMask.tieBreakMinConfidence`).
     private func decodeThroughMask(_ raw: ArraySlice<Int16>, startSample: Int, _ mask: TalkMask, floors: [Double], mildFloorSteps: [[Double]] = [],
                                    dropping: Int = 0, agreement: CopyAgreement, loneCopyMinConfidence: Double? = nil,
                                    forcedConfirmationMinConfidence: Double? = nil, tieBreak: (unmasked: ArraySlice<Int16>, minConfidence: Double)? = nil) throws(HeedError) -> Utterance? {
