@@ -139,10 +139,8 @@ extension CommandRecognizer {
     /// `minConfidence` sure when every other copy understood nothing and its refused forced
     /// choice named that command (`Utterance.refusedForcedChoice`); nil otherwise.
     static func confirmedByForcedChoice(_ results: [Utterance?], minConfidence: Double) -> Utterance? {
-        guard let lone = loneCommand(results, minConfidence: minConfidence), let intent = lone.intent else { return nil }
-        let others = results.filter { $0?.understood != true }
-        guard others.count == results.count - 1,
-              others.allSatisfy({ $0?.refusedForcedChoice == intent }) else { return nil }
+        guard let lone = loneCommand(results, minConfidence: minConfidence), let intent = lone.intent,
+              results.allSatisfy({ $0?.understood == true || $0?.refusedForcedChoice == intent }) else { return nil }
         return lone
     }
 

@@ -371,7 +371,7 @@ public final class CommandRecognizer {
                 explain("no path took a command; the forced choice did: \(Self.describe(chosen))")
                 return chosen
             }
-            guard var unheard = plain.utterance, !unheard.understood else { return plain.utterance }
+            guard var unheard = plain.utterance else { return nil }
             unheard.refusedForcedChoice = forced.refused?.intent
             return unheard
         }

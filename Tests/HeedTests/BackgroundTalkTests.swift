@@ -164,9 +164,10 @@ import Testing
 
     /// Through the talk mask, as the suites mix: "resume" (en-us_f2 voice, fast) in babble at 6
     /// dB sounds noisy in both masked copies and only one hears it, at 1.00: taken by default, not
-    /// with the lone-copy rule off (and the refused forced choice's, which takes it too). "I love jazz" (home, en-us voice) in babble at 12 dB is heard
-    /// as "put on some jazz music" at 1.00 by one copy alone too, but the other copy sounds clean,
-    /// so the copies must agree and it is no command (BENCHMARKS.md, "A lone copy in strong
+    /// with the lone-copy rule off (and the refused forced choice's, which takes it too). "I love
+    /// jazz" (home, en-us voice) in babble at 12 dB is heard as "put on some jazz music" at 1.00
+    /// by one copy alone too, but the other copy sounds clean, so the copies must agree and it is
+    /// no command (BENCHMARKS.md, "A lone copy in strong
     /// background talk").
     @Test func aLoneCopysCommandIsTakenOnlyWhenEveryCopySoundsNoisy() throws {
         let resume = try Self.overBabble("builtins/resume-en-us_f2-175.wav", snr: 6)
