@@ -25,6 +25,7 @@ public struct UtteranceStream {
     /// The endpointer hears `denoised` instead of `history` (`endpointsDenoisedAudio`).
     private let endpointsDenoised: Bool
     private var highPass: HighPassFilter?
+    private var humCanceller: MainsHumCanceller?
     /// The exchange around intents with a dialogue (nil when no context has one). After each
     /// utterance it decides what the next one is decoded against.
     private var conversation: Conversation?
@@ -54,6 +55,7 @@ public struct UtteranceStream {
         try? recognizer.expect(.command)  // a reused recognizer may still be waiting for an answer
         let options = recognizer.options
         highPass = options.highPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
+        humCanceller = options.cancelsMainsHum ? MainsHumCanceller(sampleRate: recognizer.sampleRate) : nil
         suppressor = options.noiseSuppression.flatMap { NoiseSuppressor($0, sampleRate: recognizer.sampleRate) }
         suppressorHighPass = suppressor == nil ? nil
             : options.suppressorHighPassCutoff.map { HighPassFilter(cutoff: $0, sampleRate: recognizer.sampleRate) }
@@ -86,6 +88,8 @@ public struct UtteranceStream {
     /// heard so far (for live feedback).
     public mutating func feedEvents(_ samples: [Int16]) throws(HeedError) -> [Event] {
         try learnPending()
+        // First: every later stage (suppressor, endpointer, decoder) would hear the hum as sound.
+        let samples = humCanceller == nil ? samples : humCanceller!.process(samples)
         guard let suppressor else { return try consume(samples) }
         awaitingSuppressor.append(contentsOf: samples)
         let input = suppressorHighPass == nil ? samples : suppressorHighPass!.process(samples)

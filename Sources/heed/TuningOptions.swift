@@ -83,6 +83,9 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The share of its N-best list that must agree with that forced choice (default 0.9).", valueName: "0..1"))
     var forcedChoiceConfidence: Double?
 
+    @Option(help: ArgumentHelp("Fit mains hum (50 or 60 Hz and its harmonics) in the pauses and subtract it from the audio, once the pauses repeat at the mains period (default on).", valueName: "on|off"))
+    var mainsHum: Switch?
+
     @Option(help: ArgumentHelp("When a clean utterance holding a burst of clatter was not understood, decode it again with the burst's frames ignored, so the words around it decide (default on).", valueName: "on|off"))
     var maskBursts: Switch?
 
@@ -149,7 +152,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The same for utterances heard through noise (default: no cap); 0 means no cap.", valueName: "N"))
     var noisyMaxActiveHmms: Int?
 
-    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground, of two pieces together, of the commands alone or with a burst ignored, no talk or steady-noise mask, one garbage penalty for all (for comparison).")
+    @Flag(help: "Decode as plain PocketSphinx front end would: no high-pass, no hum cancelling, no noise suppression or adaptation, no re-decoding of a noisy utterance's foreground, of two pieces together, of the commands alone or with a burst ignored, no talk or steady-noise mask, one garbage penalty for all (for comparison).")
     var noFrontEnd = false
 
     @Flag(help: ArgumentHelp("Score frames with PocketSphinx's own Gaussian evaluation instead of Heed's interleaved one (the same scores, slower; for comparison). It reports no score offsets, so verification then compares fits on two scales, as before Heed's scorer kept them.", visibility: .hidden))
@@ -221,6 +224,7 @@ struct TuningOptions: ParsableArguments {
         if let trailingSilence { options.endpointer.trailingSilence = trailingSilence }
         if noFrontEnd {
             options.highPassCutoff = nil
+            options.cancelsMainsHum = false
             options.noiseSuppression = nil
             options.foregroundMarginDB = nil
             options.foregroundWordMarginDB = nil
@@ -290,6 +294,7 @@ struct TuningOptions: ParsableArguments {
         if let forcedChoiceMargin { options.forcedChoiceMarginPerFrame = forcedChoiceMargin > 0 ? forcedChoiceMargin : nil }
         if let forcedChoiceConfidence { options.forcedChoiceMinConfidence = forcedChoiceConfidence }
         if let maskBursts { options.masksBursts = maskBursts == .on }
+        if let mainsHum, !noFrontEnd { options.cancelsMainsHum = mainsHum == .on }
         if let maxActiveHmms { options.maxActiveHMMs = maxActiveHmms > 0 ? maxActiveHmms : nil }
         if let noisyMaxActiveHmms { options.noisyMaxActiveHMMs = noisyMaxActiveHmms > 0 ? noisyMaxActiveHmms : nil }
         if stockGaussians { options.decoder.interleavedGaussians = false }
