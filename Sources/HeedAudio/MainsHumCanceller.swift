@@ -19,8 +19,12 @@ public struct MainsHumCanceller: Sendable {
     static let highestHarmonic = 1000.0
     /// Blocks whose energy decides whether they are averaged (10 ms at 16 kHz).
     static let blockMilliseconds = 10
-    /// A block is a pause, and averaged, when its energy is at most this many times the floor.
+    /// A block is a pause, and averaged, when what the fit leaves of it is at most this many times
+    /// its floor, or the input itself at most `steadyInputRatio` times its own: a steady hum
+    /// alone, which a fit that fell behind a drifting hum no longer takes out (the pauses would
+    /// stop being found, and the fit would never catch up).
     static let pauseEnergyRatio = 2.0
+    static let steadyInputRatio = 1.25
     /// The floor (the quietest recent block's energy) rises by this factor per block until a
     /// quieter block comes, so it follows noise that grows (about 2 dB a second).
     static let floorRise = 1.005
@@ -42,31 +46,54 @@ public struct MainsHumCanceller: Sendable {
     static let keepPeriodicity = 0.25
     /// The periodicity is trusted after this many seconds of pauses (a few mains periods).
     static let minComparedSeconds = 0.05
+    /// The grid's frequency is never exactly 50 or 60 Hz: it drifts by a few hundredths of a
+    /// hertz. Off by 0.02 Hz, a fit at exactly 50 Hz took 3 dB of hum out instead of 47. So the
+    /// mains frequency heard is tracked: each harmonic's phase is measured over every
+    /// `trackingSeconds` of pauses, how fast it turns against the oscillator is the frequency
+    /// error, and the oscillators are moved by `trackingGain` of it, within `maxDrift` Hz.
+    static let trackingSeconds = 0.2
+    static let trackingHarmonics = 6
+    static let trackingGain = 0.5
+    static let maxDrift = 0.5
 
     private let blockLength: Int
+    private let sampleRate: Double
     private let minWeight: Double
     private let minCompared: Double
-    /// Per harmonic: the rotation per sample (cos, sin), the oscillator's phase (cos, sin), and the
-    /// fitted cosine and sine amplitudes.
-    private let step: [(cos: Double, sin: Double)]
-    /// Per mains frequency, the indices of its harmonics. Both are fitted, only the one the pauses
-    /// repeat at is subtracted: averaged over a short time, the other's fit holds some of its
-    /// harmonics (50 and 60 Hz are only 10 Hz apart).
-    private let harmonicsOf: [[Int]]
-    private var phase: [(cos: Double, sin: Double)]
-    private var amplitude: [(cos: Double, sin: Double)]
-    /// Pause samples averaged into the fit so far (the first `window` seconds are averaged equally),
-    /// samples heard, and pause samples whose period-earlier sample was heard (the periodicity's).
+    /// Per mains frequency, the indices of its harmonics in the arrays below. Both are fitted,
+    /// only the one the pauses repeat at is subtracted: averaged over a short time, the other's
+    /// fit holds some of its harmonics (50 and 60 Hz are only 10 Hz apart). Each has oscillators
+    /// of its own, since each follows its own drift.
+    private let harmonicsOf: [Range<Int>]
+    /// Per harmonic: its number (1 for the fundamental), the rotation per sample (cos, sin), the
+    /// oscillator's phase (cos, sin), and the fitted cosine and sine amplitudes. Flat arrays of
+    /// numbers: these loops run for every sample, and must be quick in a debug build too.
+    private let harmonicNumbers: [Double]
+    private var stepCos: [Double], stepSin: [Double]
+    private var phaseCos: [Double], phaseSin: [Double]
+    private var fitCos: [Double], fitSin: [Double]
+    /// Per mains frequency, the fundamental its oscillators run at (`trackingSeconds`).
+    private(set) var fundamentals: [Double]
+    /// The tracked mains frequency's first harmonics demodulated over the pauses of the current
+    /// `trackingSeconds` (sums, and the sum of the sample times), and the last such interval's
+    /// phasors and mean time; `trackedMains` is whose.
+    private var interval: (sums: [(cos: Double, sin: Double)], samples: Double, time: Double)
+    private var lastInterval: (phasors: [(cos: Double, sin: Double)], time: Double)?
+    private var trackedMains: Int?
+    /// Pause samples averaged into the fit since it last started (the first `window` seconds are
+    /// averaged equally), samples heard, and pause samples whose period-earlier sample was heard
+    /// (the periodicity's).
     private var averaged = 0.0
     private var heard = 0.0
     private var compared = 0.0
-    private var floor: Double?
-    private var blockEnergies: [Double] = []
-    /// The last `floorHistoryBlocks` blocks' energies, oldest first once full, and where the next goes.
-    private var energyHistory: [Double] = []
-    private var energyHistoryIndex = 0
-    /// Whether the fit is being subtracted (`minPeriodicity`, `keepPeriodicity`).
+    /// The energies of what the fit leaves and of the input, against their floors.
+    private var residualLevel = Level()
+    private var inputLevel = Level()
+    /// Whether the fit is being subtracted (`minPeriodicity`, `keepPeriodicity`), and whether it
+    /// is being fitted: only while the pauses repeat at all (`keepPeriodicity`), since without hum
+    /// there is nothing to fit, and most audio has none.
     private var subtracting = false
+    private var fitting = false
     /// The mains periods in samples, the last period's worth of input (longest period), and per
     /// period the running averages of x[n]·x[n-P], x[n]² and x[n-P]² over the pauses.
     private let periods: [Int]
@@ -74,29 +101,58 @@ public struct MainsHumCanceller: Sendable {
     private var recentIndex = 0
     private var products: [(product: Double, energy: Double, lagged: Double)]
 
-    /// `window`: how many seconds of pauses the fit follows (it adapts to hum that drifts in
-    /// level or frequency over about this long).
+    /// `window`: how many seconds of pauses the fit follows (it adapts to hum that changes in
+    /// level over about this long).
     public init(sampleRate: Int = 16_000, window: Double = 1.0) {
         blockLength = sampleRate * Self.blockMilliseconds / 1000
+        self.sampleRate = Double(sampleRate)
         minWeight = 1 / (window * Double(sampleRate))
         minCompared = Self.minComparedSeconds * Double(sampleRate)
-        var frequencies: [Double] = []
-        var harmonicsOf: [[Int]] = []
+        var numbers: [Double] = []
+        var harmonicsOf: [Range<Int>] = []
         for mains in Self.mainsFrequencies {
-            let highest = Int(min(Self.highestHarmonic, Double(sampleRate) / 2) / mains)
-            harmonicsOf.append((1...max(1, highest)).map { k in
-                if let index = frequencies.firstIndex(of: Double(k) * mains) { return index }
-                frequencies.append(Double(k) * mains)
-                return frequencies.count - 1
-            })
+            let highest = Int(min(Self.highestHarmonic, Double(sampleRate) / 2 - Self.maxDrift * 20) / mains)
+            harmonicsOf.append(numbers.count..<(numbers.count + max(1, highest)))
+            numbers += (1...max(1, highest)).map(Double.init)
         }
         self.harmonicsOf = harmonicsOf
+        harmonicNumbers = numbers
+        fundamentals = Self.mainsFrequencies
+        interval = (Array(repeating: (0, 0), count: Self.trackingHarmonics), 0, 0)
         periods = Self.mainsFrequencies.map { Int((Double(sampleRate) / $0).rounded()) }
         recent = Array(repeating: 0, count: periods.max()!)
         products = Array(repeating: (0, 0, 0), count: periods.count)
-        step = frequencies.map { (cos(2 * .pi * $0 / Double(sampleRate)), sin(2 * .pi * $0 / Double(sampleRate))) }
-        phase = Array(repeating: (1, 0), count: frequencies.count)
-        amplitude = Array(repeating: (0, 0), count: frequencies.count)
+        stepCos = Array(repeating: 1, count: numbers.count)
+        stepSin = Array(repeating: 0, count: numbers.count)
+        phaseCos = Array(repeating: 1, count: numbers.count)
+        phaseSin = Array(repeating: 0, count: numbers.count)
+        fitCos = Array(repeating: 0, count: numbers.count)
+        fitSin = Array(repeating: 0, count: numbers.count)
+        for mains in harmonicsOf.indices { tune(mains) }
+    }
+
+    /// Sets `mains`'s oscillators' rotation per sample from its fundamental.
+    private mutating func tune(_ mains: Int) {
+        for k in harmonicsOf[mains] {
+            let angle = 2 * .pi * harmonicNumbers[k] * fundamentals[mains] / sampleRate
+            stepCos[k] = cos(angle)
+            stepSin[k] = sin(angle)
+        }
+    }
+
+    /// Every oscillator `count` samples on, exactly (and back to unit length, so that rounding
+    /// errors do not change their amplitude over hours).
+    private mutating func advance(by count: Int) {
+        for mains in harmonicsOf.indices {
+            for k in harmonicsOf[mains] {
+                let angle = 2 * .pi * harmonicNumbers[k] * fundamentals[mains] * Double(count) / sampleRate
+                let (c, s) = (cos(angle), sin(angle))
+                let (pc, ps) = (phaseCos[k] * c - phaseSin[k] * s, phaseSin[k] * c + phaseCos[k] * s)
+                let norm = (pc * pc + ps * ps).squareRoot()
+                phaseCos[k] = pc / norm
+                phaseSin[k] = ps / norm
+            }
+        }
     }
 
     /// Per mains frequency, how periodic the pauses are at its period.
@@ -118,89 +174,218 @@ public struct MainsHumCanceller: Sendable {
     }
 
     private mutating func process(block: ArraySlice<Int16>) -> [Int16] {
-        let count = step.count
-        let start = phase
+        let input = block.map(Double.init)
+        let periodicities = periodicities, mains = periodicities.indices.max { periodicities[$0] < periodicities[$1] }!
         // Switched on or off over one block: a step in the hum would sound like an onset.
         let wasSubtracting = subtracting
-        let periodicities = periodicities, mains = periodicities.indices.max { periodicities[$0] < periodicities[$1] }!
         if subtracting {
             subtracting = periodicities[mains] >= Self.keepPeriodicity
         } else {
             let others = periodicities.indices.filter { $0 != mains }.map { periodicities[$0] }.max() ?? 0
-            subtracting = compared >= minCompared && periodicities[mains] >= Self.minPeriodicity
-                && periodicities[mains] - others >= Self.minMargin
+            subtracting = compared >= minCompared && averaged >= minCompared
+                && periodicities[mains] >= Self.minPeriodicity && periodicities[mains] - others >= Self.minMargin
         }
-        let fade = (from: wasSubtracting ? 1.0 : 0.0, to: subtracting ? 1.0 : 0.0)
-        let subtracted = harmonicsOf[mains]
-        var output = [Int16](repeating: 0, count: block.count)
+        let wasFitting = fitting
+        fitting = subtracting || periodicities[mains] >= Self.keepPeriodicity
+        if fitting && !wasFitting { averaged = 0 }
+        var output: [Int16]
         var residualEnergy = 0.0
-        for (index, sample) in block.enumerated() {
-            let x = Double(sample)
-            var hum = 0.0
-            for k in subtracted { hum += amplitude[k].cos * phase[k].cos + amplitude[k].sin * phase[k].sin }
-            residualEnergy += (x - hum) * (x - hum)
-            let gain = fade.from + (fade.to - fade.from) * Double(index + 1) / Double(block.count)
-            output[index] = Int16(max(-32768, min(32767, (x - gain * hum).rounded())))
-            advance()
+        let inputEnergy = input.reduce(0) { $0 + $1 * $1 }
+        if wasSubtracting || subtracting {
+            let hum = fittedHum(of: mains, count: input.count)
+            let fade = (from: wasSubtracting ? 1.0 : 0.0, to: subtracting ? 1.0 : 0.0)
+            output = input.indices.map { n in
+                residualEnergy += (input[n] - hum[n]) * (input[n] - hum[n])
+                let gain = fade.from + (fade.to - fade.from) * Double(n + 1) / Double(input.count)
+                return Int16(max(-32768, min(32767, (input[n] - gain * hum[n]).rounded())))
+            }
+        } else {
+            output = Array(block)
+            residualEnergy = inputEnergy
         }
         // A pause is judged on what the fit leaves (the last few blocks: one block holds half a
         // period of 50 Hz): against hum taken out, even weak speech stands out, and stays out of the fit.
-        blockEnergies.append(residualEnergy / Double(block.count))
-        if blockEnergies.count > Self.pauseBlocks { blockEnergies.removeFirst() }
-        let energy = blockEnergies.reduce(0, +) / Double(blockEnergies.count)
-        if energyHistory.count < Self.floorHistoryBlocks {
-            energyHistory.append(energy)
-        } else {
-            energyHistory[energyHistoryIndex] = energy
-            energyHistoryIndex = (energyHistoryIndex + 1) % Self.floorHistoryBlocks
-        }
-        var floor = min(self.floor.map { $0 * Self.floorRise } ?? energy, energy)
-        if energyHistory.count == Self.floorHistoryBlocks { floor = max(floor, energyHistory.min()!) }
-        self.floor = floor
-        if energy <= Self.pauseEnergyRatio * floor {
-            phase = start
-            for sample in block {
-                let x = Double(sample)
-                averaged += 1
-                let weight = max(1 / averaged, minWeight)
-                heard += 1
-                if heard > Double(recent.count) { compared += 1 }
-                let productWeight = compared > 0 ? max(1 / compared, minWeight) : 0
-                for (p, period) in periods.enumerated() where compared > 0 {
-                    let lagged = recent[(recentIndex - period + recent.count) % recent.count]
-                    products[p].product += productWeight * (x * lagged - products[p].product)
-                    products[p].energy += productWeight * (x * x - products[p].energy)
-                    products[p].lagged += productWeight * (lagged * lagged - products[p].lagged)
-                }
-                for k in 0..<count {
-                    amplitude[k].cos += weight * (2 * x * phase[k].cos - amplitude[k].cos)
-                    amplitude[k].sin += weight * (2 * x * phase[k].sin - amplitude[k].sin)
-                }
-                advance()
-                remember(x)
+        let residual = residualLevel.add(residualEnergy / Double(input.count))
+        let level = inputLevel.add(inputEnergy / Double(input.count))
+        if residual.energy <= Self.pauseEnergyRatio * residual.floor || level.energy <= Self.steadyInputRatio * level.floor {
+            comparePeriods(input)
+            if fitting {
+                fit(input, tracking: subtracting ? mains : nil)
+                if subtracting { track(mains) }
             }
         } else {
-            for sample in block { remember(Double(sample)); heard += 1 }
+            for x in input { remember(x) }
         }
-        // Rounding errors would let the oscillators' amplitude drift over hours.
-        for k in 0..<count {
-            let norm = (phase[k].cos * phase[k].cos + phase[k].sin * phase[k].sin).squareRoot()
-            phase[k] = (phase[k].cos / norm, phase[k].sin / norm)
-        }
+        heard += Double(input.count)
+        advance(by: input.count)
         return output
+    }
+
+    /// The hum `mains`'s fit predicts for the next `count` samples.
+    private func fittedHum(of mains: Int, count: Int) -> [Double] {
+        var hum = [Double](repeating: 0, count: count)
+        var phaseCos = phaseCos, phaseSin = phaseSin
+        hum.withUnsafeMutableBufferPointer { hum in
+            phaseCos.withUnsafeMutableBufferPointer { pc in
+                phaseSin.withUnsafeMutableBufferPointer { ps in
+                    stepCos.withUnsafeBufferPointer { sc in
+                        stepSin.withUnsafeBufferPointer { ss in
+                            fitCos.withUnsafeBufferPointer { fc in
+                                fitSin.withUnsafeBufferPointer { fs in
+                                    for n in 0..<count {
+                                        var sum = 0.0
+                                        for k in harmonicsOf[mains] {
+                                            sum += fc[k] * pc[k] + fs[k] * ps[k]
+                                            let c = pc[k]
+                                            pc[k] = c * sc[k] - ps[k] * ss[k]
+                                            ps[k] = ps[k] * sc[k] + c * ss[k]
+                                        }
+                                        hum[n] = sum
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return hum
+    }
+
+    /// Averages a pause's samples into the fit of every harmonic, and for the tracked mains
+    /// frequency's first harmonics into the current interval (`track`).
+    private mutating func fit(_ input: [Double], tracking mains: Int?) {
+        var phaseCos = phaseCos, phaseSin = phaseSin, fitCos = fitCos, fitSin = fitSin
+        var sums = interval.sums
+        let tracked = mains.map { harmonicsOf[$0].prefix(Self.trackingHarmonics) } ?? 0..<0
+        let (start, minWeight) = (heard, minWeight)
+        var averaged = averaged
+        phaseCos.withUnsafeMutableBufferPointer { pc in
+            phaseSin.withUnsafeMutableBufferPointer { ps in
+                fitCos.withUnsafeMutableBufferPointer { fc in
+                    fitSin.withUnsafeMutableBufferPointer { fs in
+                        stepCos.withUnsafeBufferPointer { sc in
+                            stepSin.withUnsafeBufferPointer { ss in
+                                for x in input {
+                                    averaged += 1
+                                    let weight = max(1 / averaged, minWeight)
+                                    for k in 0..<pc.count {
+                                        fc[k] += weight * (2 * x * pc[k] - fc[k])
+                                        fs[k] += weight * (2 * x * ps[k] - fs[k])
+                                    }
+                                    for k in tracked {
+                                        sums[k - tracked.lowerBound].cos += x * pc[k]
+                                        sums[k - tracked.lowerBound].sin += x * ps[k]
+                                    }
+                                    for k in 0..<pc.count {
+                                        let c = pc[k]
+                                        pc[k] = c * sc[k] - ps[k] * ss[k]
+                                        ps[k] = ps[k] * sc[k] + c * ss[k]
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (self.fitCos, self.fitSin, self.averaged) = (fitCos, fitSin, averaged)
+        if !tracked.isEmpty {
+            let count = Double(input.count)
+            interval = (sums, interval.samples + count, interval.time + count * start + count * (count - 1) / 2)
+        }
+    }
+
+    /// Adds a pause's samples to the periodicity's averages (`periodicities`).
+    private mutating func comparePeriods(_ input: [Double]) {
+        for p in periods.indices {
+            let period = periods[p]
+            var (product, energy, laggedEnergy) = products[p]
+            var compared = compared, index = recentIndex
+            recent.withUnsafeBufferPointer { recent in
+                for (n, x) in input.enumerated() {
+                    if heard + Double(n) >= Double(recent.count) { compared += 1 }
+                    if compared > 0 {
+                        let weight = max(1 / compared, minWeight)
+                        let lagged = recent[(index - period + recent.count) % recent.count]
+                        product += weight * (x * lagged - product)
+                        energy += weight * (x * x - energy)
+                        laggedEnergy += weight * (lagged * lagged - laggedEnergy)
+                    }
+                    // The samples of this block are remembered after every period has seen them.
+                    index = (index + 1) % recent.count
+                }
+            }
+            products[p] = (product, energy, laggedEnergy)
+            if p == periods.count - 1 { self.compared = compared }
+        }
+        for x in input { remember(x) }
+    }
+
+    /// Moves `mains`'s oscillators towards the frequency heard, once its pauses have filled an
+    /// interval (`trackingSeconds`), by how far its harmonics turned since the last interval.
+    private mutating func track(_ mains: Int) {
+        if trackedMains != mains {
+            trackedMains = mains
+            lastInterval = nil
+            interval = (Array(repeating: (0, 0), count: Self.trackingHarmonics), 0, 0)
+            return
+        }
+        guard interval.samples >= Self.trackingSeconds * sampleRate else { return }
+        let phasors = interval.sums, time = interval.time / interval.samples
+        interval = (Array(repeating: (0, 0), count: Self.trackingHarmonics), 0, 0)
+        defer { lastInterval = (phasors, time) }
+        // Speech in between: a harmonic may have turned more than half a turn, which cannot be told apart.
+        guard let last = lastInterval, time - last.time <= 2 * Self.trackingSeconds * sampleRate else { return }
+        let seconds = (time - last.time) / sampleRate
+        var error = 0.0, weights = 0.0
+        for (n, (now, then)) in zip(phasors, last.phasors).enumerated() {
+            // The fit's phasor is (cos, -sin) part: hum ahead of the oscillator turns it forwards.
+            let real = now.cos * then.cos + now.sin * then.sin
+            let imaginary = now.cos * then.sin - now.sin * then.cos
+            let weight = (real * real + imaginary * imaginary).squareRoot()
+            error += weight * atan2(imaginary, real) / (2 * .pi * Double(n + 1) * seconds)
+            weights += weight
+        }
+        guard weights > 0 else { return }
+        let nominal = Self.mainsFrequencies[mains]
+        fundamentals[mains] = min(nominal + Self.maxDrift, max(nominal - Self.maxDrift, fundamentals[mains] + Self.trackingGain * error / weights))
+        tune(mains)
+    }
+
+    /// The energy of the last few blocks (`pauseBlocks`) and its floor: the quietest it has been,
+    /// rising slowly (`floorRise`), never below the quietest of the last `floorHistoryBlocks`.
+    private struct Level {
+        private var blocks: [Double] = []
+        private var history: [Double] = []
+        private var historyIndex = 0
+        private var floor: Double?
+        /// The quietest of `history`, found again every tenth block (the search is 300 long).
+        private var historyMin = 0.0
+
+        mutating func add(_ blockEnergy: Double) -> (energy: Double, floor: Double) {
+            blocks.append(blockEnergy)
+            if blocks.count > MainsHumCanceller.pauseBlocks { blocks.removeFirst() }
+            let energy = blocks.reduce(0, +) / Double(blocks.count)
+            if history.count < MainsHumCanceller.floorHistoryBlocks {
+                history.append(energy)
+            } else {
+                history[historyIndex] = energy
+                historyIndex = (historyIndex + 1) % history.count
+            }
+            var floor = min(self.floor.map { $0 * MainsHumCanceller.floorRise } ?? energy, energy)
+            if history.count == MainsHumCanceller.floorHistoryBlocks {
+                if historyIndex % 10 == 0 { historyMin = history.min()! }
+                floor = max(floor, historyMin)
+            }
+            self.floor = floor
+            return (energy, floor)
+        }
     }
 
     /// Keeps `x` for the periodicity, a mains period on.
     private mutating func remember(_ x: Double) {
         recent[recentIndex] = x
         recentIndex = (recentIndex + 1) % recent.count
-    }
-
-    /// Every harmonic's oscillator one sample on.
-    private mutating func advance() {
-        for k in 0..<step.count {
-            let (c, s) = phase[k]
-            phase[k] = (c * step[k].cos - s * step[k].sin, s * step[k].cos + c * step[k].sin)
-        }
     }
 }
