@@ -81,8 +81,8 @@ public struct MainsHumCanceller: Sendable {
     private var interval: (sums: [(cos: Double, sin: Double)], samples: Double, time: Double)
     private var lastInterval: (phasors: [(cos: Double, sin: Double)], time: Double)?
     private var trackedMains: Int?
-    /// Pause samples averaged into the fit (the first `window` seconds are averaged equally), samples heard, and pause samples whose period-earlier sample was heard
-    /// (the periodicity's).
+    /// Pause samples averaged into the fit (the first `window` seconds are averaged equally),
+    /// samples heard, and pause samples whose period-earlier sample was heard (the periodicity's).
     private var averaged = 0.0
     private var heard = 0.0
     private var compared = 0.0
@@ -110,6 +110,7 @@ public struct MainsHumCanceller: Sendable {
         var numbers: [Double] = []
         var harmonicsOf: [Range<Int>] = []
         for mains in Self.mainsFrequencies {
+            // Below the Nyquist frequency however far the fundamental drifts.
             let highest = Int(min(Self.highestHarmonic, Double(sampleRate) / 2 - Self.maxDrift * 20) / mains)
             harmonicsOf.append(numbers.count..<(numbers.count + max(1, highest)))
             numbers += (1...max(1, highest)).map(Double.init)
