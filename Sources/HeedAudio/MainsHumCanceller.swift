@@ -86,6 +86,17 @@ public struct MainsHumCanceller: Sendable {
     private var averaged = 0.0
     private var heard = 0.0
     private var compared = 0.0
+    /// The current block: its samples so far, the energy the fit leaves of them, and, decided as it
+    /// began, whose hum is subtracted from it and how (nil: none); the oscillators as its
+    /// subtraction has moved them so far (`phaseCos` moves a whole block at a time).
+    private struct Block {
+        var input: [Double] = []
+        var residualEnergy = 0.0
+        var mains = 0
+        var fade: (from: Double, to: Double)?
+    }
+    private var block = Block()
+    private var humPhaseCos: [Double] = [], humPhaseSin: [Double] = []
     /// The energies of what the fit leaves and of the input, against their floors.
     private var residualLevel = Level()
     private var inputLevel = Level()
@@ -160,23 +171,28 @@ public struct MainsHumCanceller: Sendable {
         products.map { $0.energy > 0 && $0.lagged > 0 ? $0.product / ($0.energy * $0.lagged).squareRoot() : 0 }
     }
 
-    /// The samples without the hum fitted so far; the fit learns from their pauses.
+    /// The samples without the hum fitted so far; the fit learns from their pauses. Blocks
+    /// count from the stream's first sample, whatever the calls' sizes, so the output does not
+    /// depend on how the stream is cut.
     public mutating func process(_ samples: [Int16]) -> [Int16] {
         var output = [Int16]()
         output.reserveCapacity(samples.count)
         var start = 0
         while start < samples.count {
-            let block = samples[start..<min(start + blockLength, samples.count)]
-            output += process(block: block)
-            start += block.count
+            if block.input.isEmpty { beginBlock() }
+            let end = min(start + blockLength - block.input.count, samples.count)
+            let input = samples[start..<end].map(Double.init)
+            output += subtract(input)
+            block.input += input
+            start = end
+            if block.input.count == blockLength { endBlock() }
         }
         return output
     }
 
-    private mutating func process(block: ArraySlice<Int16>) -> [Int16] {
-        let input = block.map(Double.init)
+    /// Decides, as a block begins, whether its hum is subtracted and which mains frequency's.
+    private mutating func beginBlock() {
         let periodicities = periodicities, mains = periodicities.indices.max { periodicities[$0] < periodicities[$1] }!
-        // Switched on or off over one block: a step in the hum would sound like an onset.
         let wasSubtracting = subtracting
         if subtracting {
             subtracting = periodicities[mains] >= Self.keepPeriodicity
@@ -185,41 +201,50 @@ public struct MainsHumCanceller: Sendable {
             subtracting = compared >= minCompared
                 && periodicities[mains] >= Self.minPeriodicity && periodicities[mains] - others >= Self.minMargin
         }
-        var output: [Int16]
-        var residualEnergy = 0.0
-        let inputEnergy = input.reduce(0) { $0 + $1 * $1 }
-        if wasSubtracting || subtracting {
-            let hum = fittedHum(of: mains, count: input.count)
-            let fade = (from: wasSubtracting ? 1.0 : 0.0, to: subtracting ? 1.0 : 0.0)
-            output = input.indices.map { n in
-                residualEnergy += (input[n] - hum[n]) * (input[n] - hum[n])
-                let gain = fade.from + (fade.to - fade.from) * Double(n + 1) / Double(input.count)
-                return Int16(max(-32768, min(32767, (input[n] - gain * hum[n]).rounded())))
-            }
-        } else {
-            output = Array(block)
-            residualEnergy = inputEnergy
+        block.mains = mains
+        // Switched on or off over one block: a step in the hum would sound like an onset.
+        block.fade = wasSubtracting || subtracting ? (wasSubtracting ? 1 : 0, subtracting ? 1 : 0) : nil
+        if block.fade != nil { (humPhaseCos, humPhaseSin) = (phaseCos, phaseSin) }
+    }
+
+    /// `input`, the next samples of the block, without the fitted hum.
+    private mutating func subtract(_ input: [Double]) -> [Int16] {
+        guard let fade = block.fade else {
+            block.residualEnergy += input.reduce(0) { $0 + $1 * $1 }
+            return input.map { Int16($0) }
         }
+        let hum = fittedHum(of: block.mains, count: input.count)
+        let offset = block.input.count
+        return input.indices.map { n in
+            block.residualEnergy += (input[n] - hum[n]) * (input[n] - hum[n])
+            let gain = fade.from + (fade.to - fade.from) * Double(offset + n + 1) / Double(blockLength)
+            return Int16(max(-32768, min(32767, (input[n] - gain * hum[n]).rounded())))
+        }
+    }
+
+    /// Judges a whole block: a pause is averaged into the fit and the periodicity.
+    private mutating func endBlock() {
+        let input = block.input
         // A pause is judged on what the fit leaves (the last few blocks: one block holds half a
         // period of 50 Hz): against hum taken out, even weak speech stands out, and stays out of the fit.
-        let residual = residualLevel.add(residualEnergy / Double(input.count))
-        let level = inputLevel.add(inputEnergy / Double(input.count))
+        let residual = residualLevel.add(block.residualEnergy / Double(input.count))
+        let level = inputLevel.add(input.reduce(0) { $0 + $1 * $1 } / Double(input.count))
         if residual.energy <= Self.pauseEnergyRatio * residual.floor || level.energy <= Self.steadyInputRatio * level.floor {
             comparePeriods(input)
-            fit(input, tracking: subtracting ? mains : nil)
-            if subtracting { track(mains) }
+            fit(input, tracking: subtracting ? block.mains : nil)
+            if subtracting { track(block.mains) }
         } else {
             for x in input { remember(x) }
         }
         heard += Double(input.count)
         advance(by: input.count)
-        return output
+        block = Block()
     }
 
-    /// The hum `mains`'s fit predicts for the next `count` samples.
-    private func fittedHum(of mains: Int, count: Int) -> [Double] {
+    /// The hum `mains`'s fit predicts for the next `count` samples of the block.
+    private mutating func fittedHum(of mains: Int, count: Int) -> [Double] {
         var hum = [Double](repeating: 0, count: count)
-        var phaseCos = phaseCos, phaseSin = phaseSin
+        var phaseCos = humPhaseCos, phaseSin = humPhaseSin
         hum.withUnsafeMutableBufferPointer { hum in
             phaseCos.withUnsafeMutableBufferPointer { pc in
                 phaseSin.withUnsafeMutableBufferPointer { ps in
@@ -244,6 +269,7 @@ public struct MainsHumCanceller: Sendable {
                 }
             }
         }
+        (humPhaseCos, humPhaseSin) = (phaseCos, phaseSin)
         return hum
     }
 

@@ -58,6 +58,28 @@ import Testing
         #expect(Self.level(humThere) - Self.level(humLeft) >= 20, "hum \(Self.level(humThere)) dB, left \(Self.level(humLeft)) dB")
     }
 
+    /// A microphone delivers periods of any size: the output is the same, sample for sample,
+    /// however the stream is cut (here the suites' hum under a command, in odd-sized pieces).
+    @Test func howTheStreamIsCutDoesNotChangeTheOutput() throws {
+        let wav = try WAVFile(contentsOf: Fixtures.builtins.appendingPathComponent("pause-en-130.wav"))
+        let speech = PCM.int16(from: Resampler.convert(wav.samples, from: wav.format.sampleRate, to: 16_000))
+        let hum = try RoomNoise.samples("hum", seconds: 4)
+        let mixed = hum.indices.map { Int16(clamping: Int(hum[$0]) / 4 + ($0 >= 16_000 && $0 - 16_000 < speech.count ? Int(speech[$0 - 16_000]) : 0)) }
+        var whole = MainsHumCanceller()
+        let expected = whole.process(mixed)
+        var pieces = MainsHumCanceller()
+        var output: [Int16] = []
+        var start = 0
+        for size in [1, 37, 160, 333, 1000, 7].cycled() {
+            guard start < mixed.count else { break }
+            let end = min(start + size, mixed.count)
+            output += pieces.process(Array(mixed[start..<end]))
+            start = end
+        }
+        #expect(output == expected)
+        #expect(Self.level(expected.prefix(16_000).dropFirst(8000)) < Self.level(mixed.prefix(16_000).dropFirst(8000)) - 20)
+    }
+
     /// Without hum nothing is subtracted: a recording, pink noise, brown noise (which lies in
     /// hum's band) and background talk come back sample for sample.
     @Test func audioWithoutHumComesBackUntouched() throws {
@@ -78,6 +100,16 @@ import Testing
         let output = Self.cancelled(input)
         let before = Self.level(hum.suffix(16_000)), after = Self.level(output.suffix(16_000))
         #expect(before - after >= 25, "hum \(before) dB, after \(after) dB")
+    }
+}
+
+private extension Array {
+    /// The elements over and over.
+    func cycled() -> UnfoldSequence<Element, Int> {
+        sequence(state: 0) { index in
+            defer { index = (index + 1) % count }
+            return self[index]
+        }
     }
 }
 
