@@ -219,7 +219,7 @@ import Testing
         #expect(try !intents(["--steady-mask", "on", "--steady-mask-min-high-band", "0"]).contains("stop"))
     }
 
-    /// "cancel" in mains hum at 6 dB (Tests/Golden: the builtins suite's cancel-en-130.wav as
+    /// "cancel" in mains hum at 6 dB (Tests/Golden: the builtins suite's cancel-en_m3-130.wav as
     /// `heed test --noise Audio/noise/hum.wav --snr 6` mixes it). With the hum subtracted it is
     /// heard; with the canceller off, the suppressor's leftovers of the hum hide it.
     @Test func mainsHumIsSubtractedBeforeTheCommandIsHeard() throws {
