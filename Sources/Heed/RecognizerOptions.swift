@@ -19,10 +19,11 @@ public struct RecognizerOptions: Sendable {
     public var highPassCutoff: Double? = 100
     /// Mains hum (50 or 60 Hz and their harmonics to 1 kHz) is fitted in the pauses and subtracted
     /// from all audio before anything else hears it, once the pauses repeat at the mains period
-    /// (see `MainsHumCanceller`). All five suites in hum at 24 / 12 / 6 dB: 410 / 411 / 403 ->
-    /// 413 / 415 / 411 of 426 commands, 4 / 2 / 2 -> 0 / 0 / 1 of 122 non-commands taken; clean,
-    /// pink, brown, clatter and babble the same, file for file (BENCHMARKS.md, "Subtracting mains hum").
-    public var cancelsMainsHum = true
+    /// (see `MainsHumCanceller`). Off by default: on the suites' hum, at exactly 50 Hz, it helps
+    /// (all five suites at 24 / 12 / 6 dB: 410 / 411 / 403 -> 413 / 415 / 411 of 426 commands,
+    /// 4 / 2 / 2 -> 0 / 0 / 1 of 122 non-commands taken), but on hum 0.05 Hz off, as the grid
+    /// runs, it takes more non-commands than it saves commands (BENCHMARKS.md, "Subtracting mains hum").
+    public var cancelsMainsHum = false
     /// The noise suppressor of the front end (nil: none). It runs on all audio so its noise
     /// estimate stays current; its output is decoded for noisy utterances only (see
     /// `noiseSuppressionRangeDB`). WebRTC's was chosen over speexdsp's on Audio/* with room

@@ -83,7 +83,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The share of its N-best list that must agree with that forced choice (default 0.9).", valueName: "0..1"))
     var forcedChoiceConfidence: Double?
 
-    @Option(help: ArgumentHelp("Fit mains hum (50 or 60 Hz and its harmonics) in the pauses and subtract it from the audio, once the pauses repeat at the mains period (default on).", valueName: "on|off"))
+    @Option(help: ArgumentHelp("Fit mains hum (50 or 60 Hz and its harmonics) in the pauses and subtract it from the audio, once the pauses repeat at the mains period (default off: it helps with hum at exactly 50 or 60 Hz, and hurts with hum slightly off it).", valueName: "on|off"))
     var mainsHum: Switch?
 
     @Option(help: ArgumentHelp("When a clean utterance holding a burst of clatter was not understood, decode it again with the burst's frames ignored, so the words around it decide (default on).", valueName: "on|off"))

@@ -205,12 +205,11 @@ import Testing
     /// "stop" in mains hum at 6 dB (Tests/Golden: the builtins suite's stop-en-130.wav as
     /// `heed test --noise Audio/noise/hum.wav --snr 6` mixes it). Hum lies below 1 kHz, so with
     /// the steady-noise mask on it is decoded as without it and heard; sent through the mask
-    /// anyway (`--steady-mask-min-high-band 0`), it is lost. With the hum canceller off: with it
-    /// on, the suppressor and the mask hear hardly any hum.
+    /// anyway (`--steady-mask-min-high-band 0`), it is lost.
     @Test func humIsLeftToTheSuppressorWithTheSteadyNoiseMaskOn() throws {
         let file = "Tests/Golden/stop-hum-6dB.wav"
         func intents(_ arguments: [String]) throws -> [String?] {
-            let result = try CLI.run(["recognize", "--json", "--mains-hum", "off"] + arguments + [file])
+            let result = try CLI.run(["recognize", "--json"] + arguments + [file])
             #expect(result.status == 0, "\(result.stderr)")
             return try result.stdout.split(separator: "\n").map(json).map { $0["intent"] as? String }
         }
@@ -220,16 +219,17 @@ import Testing
     }
 
     /// "cancel" in mains hum at 6 dB (Tests/Golden: the builtins suite's cancel-en_m3-130.wav as
-    /// `heed test --noise Audio/noise/hum.wav --snr 6` mixes it). With the hum subtracted it is
-    /// heard; with the canceller off, the suppressor's leftovers of the hum hide it.
+    /// `heed test --noise Audio/noise/hum.wav --snr 6` mixes it). With the hum subtracted
+    /// (`--mains-hum on`) it is heard; with the canceller off, as by default, the suppressor's
+    /// leftovers of the hum hide it.
     @Test func mainsHumIsSubtractedBeforeTheCommandIsHeard() throws {
         func intents(_ arguments: [String]) throws -> [String?] {
             let result = try CLI.run(["recognize", "--json"] + arguments + ["Tests/Golden/cancel-hum-6dB.wav"])
             #expect(result.status == 0, "\(result.stderr)")
             return try result.stdout.split(separator: "\n").map(json).map { $0["intent"] as? String }
         }
-        #expect(try intents([]) == ["cancel"])
         #expect(try intents(["--mains-hum", "on"]) == ["cancel"])
+        #expect(try !intents([]).contains("cancel"))
         #expect(try !intents(["--mains-hum", "off"]).contains("cancel"))
     }
 
