@@ -86,12 +86,12 @@ public struct MainsHumCanceller: Sendable {
     private var averaged = 0.0
     private var heard = 0.0
     private var compared = 0.0
-    /// The current block: its samples so far, the energy the fit leaves of them, and, decided as it
+    /// The current block: its samples so far, their energy and what the fit leaves of it, and, decided as it
     /// began, whose hum is subtracted from it and how (nil: none); the oscillators as its
     /// subtraction has moved them so far (`phaseCos` moves a whole block at a time).
     private struct Block {
         var input: [Double] = []
-        var residualEnergy = 0.0
+        var residualEnergy = 0.0, inputEnergy = 0.0
         var mains = 0
         var fade: (from: Double, to: Double)?
     }
@@ -209,8 +209,10 @@ public struct MainsHumCanceller: Sendable {
 
     /// `input`, the next samples of the block, without the fitted hum.
     private mutating func subtract(_ input: [Double]) -> [Int16] {
+        let energy = input.reduce(0) { $0 + $1 * $1 }
+        block.inputEnergy += energy
         guard let fade = block.fade else {
-            block.residualEnergy += input.reduce(0) { $0 + $1 * $1 }
+            block.residualEnergy += energy
             return input.map { Int16($0) }
         }
         let hum = fittedHum(of: block.mains, count: input.count)
@@ -228,7 +230,7 @@ public struct MainsHumCanceller: Sendable {
         // A pause is judged on what the fit leaves (the last few blocks: one block holds half a
         // period of 50 Hz): against hum taken out, even weak speech stands out, and stays out of the fit.
         let residual = residualLevel.add(block.residualEnergy / Double(input.count))
-        let level = inputLevel.add(input.reduce(0) { $0 + $1 * $1 } / Double(input.count))
+        let level = inputLevel.add(block.inputEnergy / Double(input.count))
         if residual.energy <= Self.pauseEnergyRatio * residual.floor || level.energy <= Self.steadyInputRatio * level.floor {
             comparePeriods(input)
             fit(input, tracking: subtracting ? block.mains : nil)
