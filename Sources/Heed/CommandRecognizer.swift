@@ -137,6 +137,7 @@ public final class CommandRecognizer {
         var commandGraph = Grammar()
         for phrase in commands.phrases { commandGraph.addPhrase(phrase) }
         for context in contexts { ContextCompiler.add(context, to: &commandGraph) }
+        commandGraph = commandGraph.minimized()
         let withoutVariants = commandGraph
         addAccentVariants(to: &commandGraph)
         let garbage = Self.garbageUnits(commandWords: commandWords, decoder: decoder)
@@ -218,6 +219,7 @@ public final class CommandRecognizer {
         if !builtAnswerSearches.contains(name) {
             var graph = Grammar()
             for phrase in phrases { graph.addPhrase(phrase) }
+            graph = graph.minimized()
             addAccentVariants(to: &graph)
             let garbage = Self.garbageUnits(commandWords: Set(phrases.joined()), decoder: decoder)
             do { try decoder.add(Self.withGarbage(graph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty), named: name) } catch {

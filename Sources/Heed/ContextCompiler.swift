@@ -97,14 +97,15 @@ enum ContextCompiler {
 }
 
 extension CommandRecognizer {
-    /// The size of the word graph a context compiles to, after checking its words against the
-    /// dictionary (for `heed context check`). Decodes nothing, so it needs no authorization.
+    /// The size of the word graph a context compiles to (the minimal deterministic one the
+    /// decoder searches), after checking its words against the dictionary (for `heed context check`). Decodes nothing, so it needs no authorization.
     public static func summary(of context: Context, options: RecognizerOptions = .init()) throws(HeedError) -> (states: Int, transitions: Int) {
         let decoder: Decoder
         do { decoder = try Decoder(configuration: options.decoder) } catch { throw HeedError(error) }
         let prepared = try ContextCompiler.prepare([context], for: decoder)
         var grammar = Grammar()
         ContextCompiler.add(prepared[0], to: &grammar)
+        grammar = grammar.minimized()
         return (grammar.stateCount, grammar.transitions.count)
     }
 }

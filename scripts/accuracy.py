@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""`make accuracy`: Heed on the real-speech suites, in quiet and mixed with noise, beside plain
+PocketSphinx on the very same files in the same run.
+
+Heed runs as a user runs it (`heed test SUITE --noise FILE --snr ...`), writing every noisy copy
+it decoded (--keep-audio); pocketsphinx_batch then decodes those same copies with default settings
+and no rejection: coffee against the context as a JSGF (the same YAML), words against the six
+built-ins as a JSGF. Prints one table: accepted and false acceptance per condition, both side by
+side, plus Heed's CPU per audio second.
+
+Usage: scripts/accuracy.py [--every N] [--snr 24,18,12,9,6] [--noise FILE ...] [--suites coffee,words]
+                           [--quiet-only] [--json OUT] [-- HEED TEST OPTIONS]
+  --every N   every Nth file of each suite only (a quick subset; default 1: all of them)
+"""
+import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
+import yaml
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+shared = os.path.join(os.path.dirname(root), "shared")
+real = os.path.join(shared, "real-speech")
+heed = os.path.join(root, ".build/release/heed")
+model = "/usr/share/pocketsphinx/model/en-us"
+COMMANDS = ["start", "stop", "pause", "resume", "done", "cancel"]
+
+parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+parser.add_argument("--every", type=int, default=1)
+parser.add_argument("--snr", default="24,18,12,9,6")
+parser.add_argument("--noise", action="append", default=[])
+parser.add_argument("--suites", default="coffee,words")
+parser.add_argument("--quiet-only", action="store_true")
+parser.add_argument("--json")
+parser.add_argument("--no-plain", action="store_true", help="Heed only (plain PocketSphinx's figures do not change with Heed)")
+parser.add_argument("heed_args", nargs="*")
+args = parser.parse_args()
+if not os.path.isdir(real):
+    sys.exit(f"accuracy: {real} is missing (the real-speech suites live beside the project)")
+noises = args.noise or [os.path.join(root, "Audio/noise/babble.wav")]
+
+work = tempfile.mkdtemp(prefix="heed-accuracy-")
+env = dict(os.environ, HEED_STATE_DIR=os.path.join(work, "state"), HEED_POLICY=os.path.join(root, "Models/test-rig.policy.yml"))
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def subset(name):
+    """A copy of suite `name` holding every Nth file (symlinks), with its suite.yml cut to match."""
+    source = os.path.join(real, name)
+    target = os.path.join(work, "suites", name)
+    os.makedirs(target)
+    lines = open(os.path.join(source, "suite.yml")).read().splitlines()
+    kept, index, in_files = [], 0, False
+    for line in lines:
+        if line.startswith("files:"):
+            in_files = True
+        match = re.match(r"  ([^ #][^:]*\.wav):", line) if in_files else None
+        if match:
+            if index % args.every == 0:
+                kept.append(line)
+                os.symlink(os.path.join(source, match.group(1)), os.path.join(target, match.group(1)))
+            index += 1
+        else:
+            kept.append(line)
+    open(os.path.join(target, "suite.yml"), "w").write("\n".join(kept) + "\n")
+    for extra in os.listdir(source):
+        if extra.endswith(".yaml"):
+            os.symlink(os.path.join(source, extra), os.path.join(target, extra))
+    return target
+
+
+# --- plain PocketSphinx: the grammar, and what its word sequences mean -------------------------
+
+def rhino_to_regex_and_jsgf(context_path):
+    """The context's expressions as one regex per expression (slots as named groups) and as a JSGF."""
+    context = yaml.safe_load(open(context_path))["context"]
+    slots = context.get("slots", {})
+    macros = context.get("macros", {})
+
+    def parse(text):
+        tokens = re.findall(r"\$[\w]+:[\w]+|@\w+|[\[\](),]|[^\s\[\](),]+", text)
+        position = 0
+
+        def sequence(closer):
+            nonlocal position
+            items = []
+            while position < len(tokens) and tokens[position] not in (closer, ","):
+                token = tokens[position]
+                position += 1
+                if token in "[(":
+                    close = "]" if token == "[" else ")"
+                    alternatives = [sequence(close)]
+                    while tokens[position] == ",":
+                        position += 1
+                        alternatives.append(sequence(close))
+                    position += 1
+                    items.append(("choice", alternatives, token == "("))
+                elif token.startswith("$"):
+                    slot_type, slot_name = token[1:].split(":")
+                    items.append(("slot", slot_type, slot_name))
+                elif token.startswith("@"):
+                    items.append(("macro", token[1:]))
+                else:
+                    items.append(("word", token.lower()))
+            return ("seq", items)
+        return sequence(None)
+
+    def regex(node, names):
+        kind = node[0]
+        if kind == "word":
+            return re.escape(node[1]) + " "
+        if kind == "seq":
+            return "".join(regex(item, names) for item in node[1])
+        if kind == "choice":
+            body = "|".join(regex(item, names) for item in node[1])
+            return f"(?:{body})" + ("?" if node[2] else "")
+        if kind == "slot":
+            values = sorted(slots[node[1]], key=len, reverse=True)
+            group = node[2] if node[2] not in names else None
+            names.add(node[2])
+            body = "|".join(re.escape(value.lower()) + " " for value in values)
+            return f"(?P<{group}>{body})" if group else f"(?:{body})"
+        if kind == "macro":
+            return "(?:" + "|".join(regex(parse(text), names) for text in macros[node[1]]) + ")"
+
+    def jsgf(node):
+        kind = node[0]
+        if kind == "word":
+            return node[1]
+        if kind == "seq":
+            return " ".join(jsgf(item) for item in node[1]) or "<NULL>"
+        if kind == "choice":
+            body = " | ".join(jsgf(item) for item in node[1])
+            return f"[{body}]" if node[2] else f"({body})"
+        if kind == "slot":
+            return f"<slot_{node[1]}>"
+        if kind == "macro":
+            return "(" + " | ".join(jsgf(parse(text)) for text in macros[node[1]]) + ")"
+
+    patterns, rules = [], []
+    for intent, expressions in context["expressions"].items():
+        for text in expressions:
+            tree = parse(text)
+            patterns.append((intent, re.compile(regex(tree, set()))))
+            rules.append(jsgf(tree))
+    grammar = "#JSGF V1.0;\ngrammar context;\npublic <request> = " + " |\n    ".join(f"({rule})" for rule in rules) + ";\n"
+    for slot_type, values in slots.items():
+        grammar += f"<slot_{slot_type}> = " + " | ".join(f"({value.lower()})" for value in values) + ";\n"
+
+    def meaning(words):
+        text = " ".join(words) + " "
+        for intent, pattern in patterns:
+            match = pattern.fullmatch(text)
+            if match:
+                return intent, {k: v.strip() for k, v in match.groupdict().items() if v}
+        return None
+    return grammar, meaning
+
+
+def expectations(suite_dir):
+    """file -> (intent, slots) or None (must not be understood), from the suite's suite.yml."""
+    suite = yaml.safe_load(open(os.path.join(suite_dir, "suite.yml")))
+    expected = {}
+    for name, entry in suite["files"].items():
+        if entry.get("understood") is False:
+            expected[name] = None
+        else:
+            expected[name] = (entry["intent"], entry.get("slots", {}))
+    return suite, expected
+
+
+def plain_batch(files, grammar_path, hyp_path):
+    """pocketsphinx_batch over `files` (16 kHz mono WAVs) on both cores; returns {file: [words]}."""
+    halves = [files[0::2], files[1::2]]
+    procs = []
+    for index, half in enumerate(halves):
+        if not half:
+            continue
+        ctl = f"{hyp_path}.{index}.ctl"
+        open(ctl, "w").write("".join(f"{f[:-4]}\n" for f in half))
+        procs.append((subprocess.Popen(
+            ["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", "/", "-cepext", ".wav", "-ctl", ctl,
+             "-hmm", os.path.join(model, "en-us"), "-dict", os.path.join(model, "cmudict-en-us.dict"),
+             "-jsgf", grammar_path, "-hyp", f"{hyp_path}.{index}", "-logfn", "/dev/null"]), f"{hyp_path}.{index}"))
+    words = {}
+    for proc, hyp in procs:
+        proc.wait()
+        for line in open(hyp):
+            match = re.match(r"(.*?)\s*\((\S+)(?: -?\d+)?\)\s*$", line)
+            if match:
+                words[match.group(2)] = [w for w in match.group(1).split() if not w.startswith("<") and w != "[NOISE]"]
+    return {f: [re.sub(r"\(\d+\)$", "", w) for w in words.get(f[:-4], [])] for f in files}
+
+
+def score_plain(results, expected, meaning):
+    accepted = positives = false = negatives = 0
+    for name, want in expected.items():
+        got = results[name]
+        if want is None:
+            negatives += 1
+            false += got is not None
+        else:
+            positives += 1
+            accepted += got is not None and got[0] == want[0] and got[1] == want[1]
+    return accepted, positives, false, negatives
+
+
+# --- the run -------------------------------------------------------------------------------------
+
+snrs = [] if args.quiet_only else [float(x) for x in args.snr.split(",") if x]
+rows = []
+report = {"every": args.every, "heedArgs": args.heed_args, "conditions": []}
+for name in args.suites.split(","):
+    suite_dir = subset(name)
+    suite, expected = expectations(suite_dir)
+    if suite.get("contexts"):
+        grammar, meaning = rhino_to_regex_and_jsgf(os.path.join(suite_dir, suite["contexts"][0]))
+    else:
+        grammar = "#JSGF V1.0;\ngrammar commands;\npublic <c> = " + " | ".join(COMMANDS) + ";\n"
+        meaning = lambda words: (words[0], {}) if len(words) == 1 and words[0] in COMMANDS else None
+    gram_path = os.path.join(work, f"{name}.gram")
+    open(gram_path, "w").write(grammar)
+    keep = os.path.join(work, "keep", name)
+    heed_json = os.path.join(work, f"{name}.json")
+    command = [heed, "test", suite_dir, "--json", heed_json, "--keep-audio", keep, *args.heed_args]
+    for noise in ([] if args.quiet_only else noises):
+        command += ["--noise", noise]
+    if snrs:
+        command += ["--snr", ",".join(f"{s:g}" for s in snrs)]
+    log(f"== {name}: {len(expected)} files; heed test ({len(snrs) * max(1, len(noises)) + 1} conditions)")
+    started = time.time()
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL)
+    log(f"   heed: {time.time() - started:.0f} s")
+    heed_report = json.load(open(heed_json))
+    for condition in heed_report["conditions"]:
+        label = condition["name"]
+        if condition["kind"] == "clean":
+            folder = suite_dir
+        else:
+            folder = os.path.join(keep, label.replace(" ", ""), os.path.basename(suite_dir))
+        plain = None
+        if not args.no_plain:
+            files = [os.path.realpath(os.path.join(folder, f)) for f in expected]
+            # A 16 kHz mono copy for pocketsphinx_batch, which reads the samples raw after a 44-byte header.
+            converted = []
+            for f in files:
+                target = os.path.join(work, "plain", label.replace(" ", ""), name, os.path.basename(f))
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                subprocess.run(["sox", f, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", target], check=True)
+                converted.append(target)
+            words = plain_batch(converted, gram_path, os.path.join(work, f"{name}-{label.replace(' ', '')}.hyp"))
+            results = {os.path.basename(f): meaning(words[c]) if words[c] else None for f, c in zip(files, converted)}
+            plain = score_plain(results, expected, meaning)
+        heed_scores = (condition["accepted"], condition["positives"], condition["falseAcceptances"], condition["negatives"])
+        cpu = condition["cpuSeconds"] / max(condition["audioSeconds"], 1e-9)
+        rows.append((name, label, heed_scores, plain, cpu))
+        report["conditions"].append({"suite": name, "condition": label, "heed": heed_scores, "plain": plain, "heedCPUPerAudioSecond": cpu})
+        log(f"   {label}: heed {heed_scores[0]}/{heed_scores[1]} fa {heed_scores[2]}/{heed_scores[3]}"
+            + (f"; plain {plain[0]}/{plain[1]} fa {plain[2]}/{plain[3]}" if plain else ""))
+
+
+def pct(a, b):
+    return f"{100 * a / b:5.1f} %" if b else "    -  "
+
+
+print(f"\nReal speech (every {args.every}. file); noise: {', '.join(os.path.basename(n) for n in noises)}"
+      + (f"; heed {' '.join(args.heed_args)}" if args.heed_args else ""))
+print(f"| suite | condition | Heed accepted | Heed false acc. | plain accepted | plain false acc. | Heed CPU s / audio s |")
+print("|---|---|---|---|---|---|---|")
+for name, label, h, p, cpu in rows:
+    plain_cells = (f"{p[0]}/{p[1]} {pct(p[0], p[1])} | {p[2]}/{p[3]} {pct(p[2], p[3])}" if p else "- | -")
+    print(f"| {name} | {label} | {h[0]}/{h[1]} {pct(h[0], h[1])} | {h[2]}/{h[3]} {pct(h[2], h[3])} | {plain_cells} | {cpu:.3f} |")
+if args.json:
+    json.dump(report, open(args.json, "w"), indent=1)
+shutil.rmtree(work, ignore_errors=True)
