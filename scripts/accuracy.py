@@ -169,7 +169,7 @@ def expectations(suite_dir):
     return suite, expected
 
 
-def plain_batch(files, grammar_path, hyp_path):
+def plain_batch(files, grammar_path, hyp_path, fsg=None, dictionary=None):
     """pocketsphinx_batch over `files` (16 kHz mono WAVs) on both cores; returns {file: [words]}."""
     halves = [files[0::2], files[1::2]]
     procs = []
@@ -180,8 +180,8 @@ def plain_batch(files, grammar_path, hyp_path):
         open(ctl, "w").write("".join(f"{f[:-4]}\n" for f in half))
         procs.append((subprocess.Popen(
             ["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", "/", "-cepext", ".wav", "-ctl", ctl,
-             "-hmm", os.path.join(model, "en-us"), "-dict", os.path.join(model, "cmudict-en-us.dict"),
-             "-jsgf", grammar_path, "-hyp", f"{hyp_path}.{index}", "-logfn", "/dev/null"]), f"{hyp_path}.{index}"))
+             "-hmm", os.path.join(model, "en-us"), "-dict", dictionary or os.path.join(model, "cmudict-en-us.dict"),
+             *(["-fsg", fsg] if fsg else ["-jsgf", grammar_path]), "-hyp", f"{hyp_path}.{index}", "-logfn", "/dev/null"]), f"{hyp_path}.{index}"))
     words = {}
     for proc, hyp in procs:
         proc.wait()
@@ -220,6 +220,13 @@ for name in args.suites.split(","):
         meaning = lambda words: (words[0], {}) if len(words) == 1 and words[0] in COMMANDS else None
     gram_path = os.path.join(work, f"{name}.gram")
     open(gram_path, "w").write(grammar)
+    fsg_path = dict_path = None
+    if suite.get("contexts"):
+        # The same YAML as the minimal word graph (a JSGF of 80 expressions costs plain PocketSphinx 10x the CPU).
+        fsg_path, dict_path = os.path.join(work, f"{name}.fsg"), os.path.join(work, f"{name}.dict")
+        subprocess.run([heed, "context", "export", "--language-only", "--no-builtins", "--context",
+                        os.path.join(suite_dir, suite["contexts"][0]), "--write-fsg", fsg_path, "--write-dict", dict_path],
+                       env=env, check=True)
     keep = os.path.join(work, "keep", name)
     heed_json = os.path.join(work, f"{name}.json")
     command = [heed, "test", suite_dir, "--json", heed_json, "--keep-audio", keep, *args.heed_args]
@@ -248,7 +255,7 @@ for name in args.suites.split(","):
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 subprocess.run(["sox", f, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", target], check=True)
                 converted.append(target)
-            words = plain_batch(converted, gram_path, os.path.join(work, f"{name}-{label.replace(' ', '')}.hyp"))
+            words = plain_batch(converted, gram_path, os.path.join(work, f"{name}-{label.replace(' ', '')}.hyp"), fsg_path, dict_path)
             results = {os.path.basename(f): meaning(words[c]) if words[c] else None for f, c in zip(files, converted)}
             plain = score_plain(results, expected, meaning)
         heed_scores = (condition["accepted"], condition["positives"], condition["falseAcceptances"], condition["negatives"])

@@ -55,7 +55,7 @@ public final class Enrollment {
         guard missing.isEmpty else {
             throw HeedError(.configuration, "not in the pronunciation dictionary: \(missing.joined(separator: ", "))")
         }
-        guard let range = CommandRecognizer.dynamicRange(of: samples[...], sampleRate: decoder.sampleRate) else {
+        guard let range = NoiseStage.dynamicRange(of: samples[...], sampleRate: decoder.sampleRate) else {
             throw HeedError(.badInput, "the recording is empty")
         }
         guard range >= Self.minDynamicRangeDB else {

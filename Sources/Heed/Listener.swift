@@ -85,7 +85,7 @@ public final class Listener {
         var shortcutsChecked = ContinuousClock.now
         let capture = CaptureThread(producer, into: ring, shouldStop: shouldStop)
 
-        var stream = recognizer.makeStream(decodesAhead: true)
+        var stream = recognizer.makeStream()
         var resampler = Resampler(from: producer.rate, to: recognizer.sampleRate)
         var interleaved: [Int16] = []
         var reportedDrops = 0, reportedOverruns = 0

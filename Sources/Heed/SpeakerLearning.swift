@@ -12,7 +12,7 @@ extension CommandRecognizer {
         guard var learning = speakerLearning, let utterance, utterance.understood, utterance.intent != nil,
               utterance.confidence >= options.speakerLearningMinConfidence,
               // Denoised or noisy audio would teach the model the room, not the voice.
-              let range = Self.dynamicRange(of: samples, sampleRate: sampleRate), range >= Enrollment.minDynamicRangeDB
+              let range = NoiseStage.dynamicRange(of: samples, sampleRate: sampleRate), range >= Enrollment.minDynamicRangeDB
         else { return }
         try checkAuthorization()
         decoder.restoreAcousticModel()

@@ -146,7 +146,16 @@ public struct SuiteReport: Sendable {
         text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "'" }).map(String.init)
     }
 
+    /// Word edit distance (for the word error rate).
     static func editDistance(_ a: [String], _ b: [String]) -> Int {
-        CommandRecognizer.editDistance(a, b)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

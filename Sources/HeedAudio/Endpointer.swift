@@ -23,6 +23,10 @@ public struct Endpointer: Sendable {
         /// (BENCHMARKS.md, "Latency against trailing silence"), and 0.2 s let a real sentence's
         /// last fragment through as a command.
         public var trailingSilence = 0.250
+        /// How long silence must last to end the utterance when the words so far are not a whole
+        /// command, or a request may go on from them (`holdOpen`): people pause inside a request
+        /// ("a double shot drip coffee ... with a bit of sweetener") for half a second or more.
+        public var pauseInsideRequest = 1.0
         /// An utterance longer than this is ended regardless (a stuck endpoint never hangs the pipeline).
         public var maxUtterance = 10.0
         /// Audio kept before the detected onset, so the first phone is not clipped.
@@ -78,11 +82,12 @@ public struct Endpointer: Sendable {
     }
 
     /// Ends the utterance under way only after `trailingSilence` seconds of silence (if longer
-    /// than the configured one), not before: its end is reported where it would have been, but
-    /// the audio after it has been heard. For this utterance only; nothing while not in speech.
-    public mutating func holdOpen(trailingSilence: Double) {
-        guard inSpeech, trailingSilence > configuration.trailingSilence else { return }
-        heldTrailingSilence = trailingSilence
+    /// than the configured one; nil: the configured one again), not before: its end is reported
+    /// where it would have been, but the audio after it has been heard. For this utterance only;
+    /// nothing while not in speech.
+    public mutating func holdOpen(trailingSilence: Double?) {
+        guard inSpeech else { return }
+        heldTrailingSilence = trailingSilence.flatMap { $0 > configuration.trailingSilence ? $0 : nil }
     }
 
     private func frames(_ seconds: Double) -> Int { max(1, Int((seconds / configuration.frameDuration).rounded())) }

@@ -230,14 +230,9 @@ public final class Decoder {
         return String(cString: phones)
     }
 
-    /// The word a decoded word stands for: "read(2)" is an alternate pronunciation of "read",
-    /// "start~ac" an accent's (`AccentVariants.marker`), and "start~ac(2)" that accent's second.
+    /// The word a decoded word stands for: "read(2)" is an alternate pronunciation of "read".
     public static func baseWord(_ word: String) -> String {
-        let entry = dictionaryEntry(word)
-        for marker in [AccentVariants.marker, AccentVariants.linkingMarker] where entry.hasSuffix(marker) {
-            return String(entry.dropLast(marker.count))
-        }
-        return entry
+        dictionaryEntry(word)
     }
 
     /// The dictionary word whose alternate `word` is ("read" for "read(2)", "start~ac" for

@@ -16,8 +16,6 @@ public struct Grammar: Equatable, Sendable {
     public let start: Int
     public let final: Int
     public private(set) var transitions: [Transition] = []
-    /// The states of the garbage loops added so far (they are not inside a phrase).
-    private var garbageLoops: Set<Int> = []
 
     public init() {
         stateCount = 2
@@ -58,82 +56,23 @@ public struct Grammar: Equatable, Sendable {
         }
     }
 
-    /// Gives every transition on a word in `variants` a parallel one on each of its variants (other
-    /// dictionary words that stand for it, such as an accent's pronunciation), at `probability`
-    /// times the original's: a variant wins only when it fits the audio that much better.
-    public mutating func addVariants(_ variants: [String: [String]], probability: Double) {
-        addVariants(variants, probability: probability, where: { _ in true })
-    }
-
-    /// Like `addVariants`, but where one of `notAlone` is a phrase by itself (a transition from
-    /// start to final) it keeps only its own pronunciations; in longer phrases it gets its variants.
-    public mutating func addVariants(_ variants: [String: [String]], probability: Double, notAlone: Set<String>) {
-        addVariants(variants, probability: probability, where: { [start, final] in
-            $0.from != start || $0.to != final || !notAlone.contains($0.word ?? "")
-        })
-    }
-
-    /// The words that are a phrase by themselves (a transition from start to final).
-    public var oneWordPhrases: Set<String> {
-        Set(transitions.filter { $0.from == start && $0.to == final }.compactMap(\.word))
-    }
-
-    /// Like `addVariants`, only on transitions that a word `next` accepts can follow (through any
-    /// empty transitions): a form that only fits before certain words.
-    public mutating func addVariants(_ variants: [String: [String]], probability: Double, before next: (String) -> Bool) {
-        var outgoing: [Int: [Transition]] = [:]
-        for transition in transitions { outgoing[transition.from, default: []].append(transition) }
-        func followed(_ state: Int) -> Bool {
-            var seen: Set<Int> = [state], pending = [state]
-            while let current = pending.popLast() {
-                for transition in outgoing[current] ?? [] {
-                    if let word = transition.word {
-                        if next(word) { return true }
-                    } else if seen.insert(transition.to).inserted {
-                        pending.append(transition.to)
-                    }
-                }
-            }
-            return false
-        }
-        addVariants(variants, probability: probability, where: { followed($0.to) })
-    }
-
-    /// The variants of `variants` on every transition on one of its words that `accepts` allows.
-    private mutating func addVariants(_ variants: [String: [String]], probability: Double, where accepts: (Transition) -> Bool) {
-        for transition in transitions {
-            guard let word = transition.word, let others = variants[word], accepts(transition) else { continue }
-            for other in others {
-                add(from: transition.from, to: transition.to, word: other, probability: transition.probability * probability)
-            }
-        }
-    }
-
-    /// Adds a loop of garbage "words" that can stand for any speech that is not a command: alone,
-    /// before a command, or after one ("please stop", "cancel my appointment"). A path through it
-    /// marks the utterance as not understood. `penalty` is the probability charged per garbage
-    /// unit; lower rejects less. Several loops can be added (say, words and single phones).
+    /// Adds a loop of garbage "words" that stands for a whole utterance that is not a command:
+    /// from the start to the end, one unit after another. A path through it marks the utterance
+    /// as not understood. `penalty` is the probability charged per garbage unit; lower rejects
+    /// less. Several loops can be added (say, words and single phones).
     ///
-    /// With `entryFromInside`, every state inside the phrases already added also gets an empty
-    /// transition into the loop at that probability: a sentence that begins like a command and
-    /// goes on otherwise ("what is the" + "time", against "what is the voltage") can leave the
-    /// phrase where it stops fitting, instead of being forced onto the nearest whole command.
-    public mutating func addGarbageLoop(units: [String], penalty: Double, entryFromInside: Double? = nil) {
+    /// The loop is not entered before or after a command ("please stop"): on real requests the
+    /// loop's free words took a request's tail whenever its words fit the speaker a little better
+    /// than the grammar's, and a one-word command could hide inside garbage around it
+    /// (BENCHMARKS.md, "Rejection").
+    public mutating func addGarbageLoop(units: [String], penalty: Double) {
         guard !units.isEmpty else { return }
         let loop = addState()
-        if let entryFromInside {
-            for state in 0..<loop where state != start && state != final && !garbageLoops.contains(state) {
-                add(from: state, to: loop, word: nil, probability: entryFromInside)
-            }
-        }
-        garbageLoops.insert(loop)
         for unit in units {
             add(from: start, to: loop, word: unit, probability: penalty)
             add(from: loop, to: loop, word: unit, probability: penalty)
-            add(from: final, to: loop, word: unit, probability: penalty)
         }
         add(from: loop, to: final, word: nil, probability: 1)
-        add(from: loop, to: start, word: nil, probability: 1)
     }
 
     /// The graph in PocketSphinx's FSG file format (`-fsg FILE`), so that plain PocketSphinx can
@@ -248,5 +187,23 @@ private struct WordAutomaton {
             next += 1
         }
         return WordAutomaton(arcs: result, starts: [0], accepting: resultAccepting)
+    }
+}
+
+extension Grammar {
+    /// Where `words` lead through a deterministic graph (`minimized`): whether the sentence may
+    /// end there, and whether more words may follow; nil when the graph does not hold them.
+    /// The endpointer waits longer at a pause after words that are not yet a whole sentence,
+    /// or that a sentence may go on from ("a latte" ... "with oat milk").
+    public func continuation(of words: [String]) -> (canEnd: Bool, canContinue: Bool)? {
+        var outgoing: [Int: [Transition]] = [:]
+        for transition in transitions { outgoing[transition.from, default: []].append(transition) }
+        var state = start
+        for word in words {
+            guard let next = outgoing[state]?.first(where: { $0.word == word }) else { return nil }
+            state = next.to
+        }
+        let out = outgoing[state] ?? []
+        return (out.contains { $0.word == nil && $0.to == final }, out.contains { $0.word != nil })
     }
 }

@@ -45,7 +45,7 @@ struct ContextCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the grammar Heed decodes clean speech with as a PocketSphinx FSG file and dictionary.",
             discussion: """
-                The built-in commands and any --context, with the accent variants and the two \
+                The built-in commands and any --context as their minimal word graph, with the two \
                 garbage loops that turn other speech into "not understood", exactly as Heed hands \
                 them to PocketSphinx (donated shortcuts are left out). Plain PocketSphinx can then \
                 decode the same language, to compare the two (`make bench` does) or to look into \
@@ -62,6 +62,8 @@ struct ContextCommand: ParsableCommand {
         @Option(name: .customLong("write-fsg"), help: ArgumentHelp("Where to write the grammar.", valueName: "FILE.fsg")) var writeFSG: String
         @Option(name: .customLong("write-dict"), help: ArgumentHelp("Where to write the dictionary of its words.", valueName: "FILE.dict"))
         var writeDict: String
+        @Flag(help: "Write only the language: the minimal word graph of the commands and contexts, without the garbage paths (what plain PocketSphinx is given in `make accuracy` and `make bench`).")
+        var languageOnly = false
         @OptionGroup var vocabularyOptions: VocabularyOptions
         @OptionGroup var tuning: TuningOptions
         @OptionGroup var appOptions: AppOptions
@@ -72,7 +74,7 @@ struct ContextCommand: ParsableCommand {
 
         func run() throws {
             let recognizer = try vocabularyOptions.recognizer(tuning: tuning, app: appOptions)
-            guard let exported = recognizer.exportCommandSearch() else { throw ExitCode(64) }
+            guard let exported = recognizer.exportCommandSearch(languageOnly: languageOnly) else { throw ExitCode(64) }
             for (path, text) in [(writeFSG, exported.fsg), (writeDict, exported.dictionary)] {
                 do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
                     Terminal.error("cannot write \(path): \(error.localizedDescription)")
