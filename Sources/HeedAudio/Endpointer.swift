@@ -151,11 +151,13 @@ public struct Endpointer: Sendable {
         return nil
     }
 
-    /// Ends an utterance still open when the input ends.
+    /// When the input ends inside a pause, the utterance ends where that pause began (as it
+    /// would have, had the silence gone on), not at the end of the input.
     public mutating func finish(totalSamples: Int) -> Event? {
         guard inSpeech else { return nil }
+        let pauseStart = quietRun > 0 ? (lastLoudFrame + 1 + frames(Self.endPadding)) * configuration.frameLength : totalSamples
         inSpeech = false
         heldTrailingSilence = nil
-        return .speechEnd(atSample: totalSamples)
+        return .speechEnd(atSample: min(totalSamples, pauseStart))
     }
 }

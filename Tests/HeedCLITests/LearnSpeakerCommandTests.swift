@@ -22,7 +22,7 @@ import Testing
         #expect(intents(first.stdout) == ["start", "pause", "stop"])
         let learned = try profile(file)
         let phrases = try #require(learned["phrases"] as? Int)
-        #expect(phrases >= 2 && phrases <= 3, "learned from \(phrases)")
+        #expect(phrases >= 1 && phrases <= 3, "learned from \(phrases)")  // only commands heard at 0.9 or more
         #expect((learned["statistics"] as? [Double])?.isEmpty == false)
         #expect((learned["shifts"] as? [Double])?.contains { $0 != 0 } == true)
 
@@ -41,7 +41,7 @@ import Testing
         let file = try Fixtures.temporaryDirectory().appendingPathComponent("me.speaker.json")
         let result = try CLI.run(["listen", "--input", "Audio/demo/start-pause-stop.wav", "--learn-speaker", file.path, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect((try profile(file)["phrases"] as? Int ?? 0) >= 2)
+        #expect((try profile(file)["phrases"] as? Int ?? 0) >= 1)
     }
 
     @Test func errorsAreSaidBeforeAnythingIsHeard() throws {

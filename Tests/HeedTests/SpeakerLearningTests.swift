@@ -72,8 +72,7 @@ import Testing
             let expected = try plain.recognize(file: file).map(\.intent)
             #expect(try learner.recognize(file: file).map(\.intent) == expected, "\(file.lastPathComponent)")
         }
-        let learned = try #require(learner.learnedSpeaker)
-        #expect(learned.phrases >= 3 && learned.phrases < learner.options.speakerLearningMinPhrases, "\(learned.phrases)")
+        #expect((learner.learnedSpeaker?.phrases ?? 0) < learner.options.speakerLearningMinPhrases)
         #expect(learner.decoder.speakerShifts == nil)
     }
 
