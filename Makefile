@@ -6,7 +6,7 @@ APT_PACKAGES := pkg-config libasound2-dev libpocketsphinx-dev libsphinxbase-dev 
                 libspeexdsp-dev libwebrtc-audio-processing-dev pocketsphinx espeak-ng sox libxml2-utils
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
 
-.PHONY: all deps build release demo test bench fuzz leaks soak clean fixtures
+.PHONY: all deps build release demo test accuracy bench fuzz leaks soak clean fixtures
 
 all: build
 
@@ -40,12 +40,19 @@ demo: release
 	  status=$$?; rm -rf $$state; exit $$status; \
 	fi
 
-# The tests run a debug build, but with Heed's own C (the Gaussian scorer and the noise
-# adaptation, where decoding spends its time) optimized: the suite floors decode thousands of
-# recordings, and at -O0 that took about 1.8x the CPU (Audio/coffee in pink noise: 25.4 s -> 14.0 s).
+# Unit tests and a small golden set (a few minutes). The tests run a debug build, but with Heed's
+# own C (the Gaussian scorer and the noise adaptation, where decoding spends its time) optimized.
 test: deps
 	$(SWIFT) build --build-tests -Xcc -O2
 	$(SWIFT) test --skip-build
+
+# Accuracy on real recorded speech (../shared/real-speech), in quiet and mixed with noise at
+# 24/18/12/9/6 dB, beside plain PocketSphinx on the same files in the same run; one table.
+# EVERY=5 takes every 5th file (minutes instead of about half an hour); NOISE=FILE picks the noise.
+EVERY ?= 1
+NOISE ?= Audio/noise/pink.wav
+accuracy: release
+	python3 scripts/accuracy.py --every $(EVERY) --noise $(NOISE)
 
 # Speed, latency and memory beside plain PocketSphinx, on quiet and on noisy input (takes about ten
 # minutes; not part of CI).

@@ -13,7 +13,10 @@ Usage: scripts/accuracy.py [--every N] [--snr 24,18,12,9,6] [--noise FILE ...] [
   --every N   every Nth file of each suite only (a quick subset; default 1: all of them)
 """
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
-import yaml
+try:
+    import yaml
+except ImportError:
+    sys.exit("accuracy: needs PyYAML (pip install pyyaml, or apt install python3-yaml)")
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 shared = os.path.join(os.path.dirname(root), "shared")

@@ -36,7 +36,7 @@ struct Recognize: ParsableCommand {
 
     @Flag(help: ArgumentHelp(
         "Tell on stderr how each utterance was decided.",
-        discussion: "The route it took (clean, in steady or changing noise, through a mask), what each decode heard (words no command holds in [brackets]), and which check turned a command away."))
+        discussion: "How the noise stage judged it (quiet, or noisy with steady or changing noise), what each decode heard (words no command holds in [brackets]), and which check turned a command away."))
     var explain = false
 
     @OptionGroup var tuning: TuningOptions
