@@ -43,8 +43,9 @@ let package = Package(
 
         // Stage 1: audio in (WAV, raw PCM, resampling, noise suppression, endpointing).
         .target(name: "HeedAudio", dependencies: ["CSpeexDSP", "CWebRTCNoise"]),
-        // Stage 1, live: ALSA capture behind the microphone permission, and the lock-free ring.
-        .target(name: "HeedCapture", dependencies: ["CALSA", "HeedAudio", "HeedAuthorization"]),
+        // Stage 1, live: ALSA capture and the lock-free ring (the pipeline checks the microphone
+        // permission before it opens a device).
+        .target(name: "HeedCapture", dependencies: ["CALSA", "HeedAudio"]),
         // PocketSphinx's Gaussian evaluation for PTM models, several Gaussians per instruction
         // (Sources/CPTMScorer: the only file that knows PocketSphinx's internal structures).
         .target(name: "CPTMScorer", dependencies: ["CPocketSphinx"]),

@@ -338,30 +338,6 @@ long heed_ptm_end_score_offsets(int *out, long capacity) {
     return count;
 }
 
-// Frames of the utterance being decoded on this thread whose sound says nothing about the speech
-// (heed_ptm_mask_frames): a burst of clatter over it.
-static _Thread_local struct {
-    unsigned char *masked;
-    long count;
-} frame_mask;
-
-int heed_ptm_mask_frames(unsigned char const *masked, long count) {
-    free(frame_mask.masked);
-    memset(&frame_mask, 0, sizeof(frame_mask));
-    if (masked == NULL || count <= 0)
-        return 1;
-    frame_mask.masked = malloc((size_t)count);
-    if (frame_mask.masked == NULL)
-        return 0;
-    memcpy(frame_mask.masked, masked, (size_t)count);
-    frame_mask.count = count;
-    return 1;
-}
-
-static int is_masked(int frame) {
-    return frame >= 0 && frame < frame_mask.count && frame_mask.masked[frame];
-}
-
 static int frame_eval(struct ps_mgau *ps, int16 *senone_scores, uint8 *senone_active,
                       int32 n_senone_active, mfcc_t **featbuf, int32 frame, int32 compallsen) {
     ptm_mgau_t *s = (ptm_mgau_t *)ps;
@@ -380,12 +356,6 @@ static int frame_eval(struct ps_mgau *ps, int16 *senone_scores, uint8 *senone_ac
         codebook_norm(s);
     }
     int bestscore = senone_eval(s, senone_scores, senone_active, n_senone_active, compallsen);
-    // A masked frame scores every senone alike, so no path gains or loses there; with no offset,
-    // two searches' scores stay comparable over it.
-    if (is_masked(frame)) {
-        memset(senone_scores, 0, s->n_sen * sizeof(*senone_scores));
-        bestscore = score_offsets.norms;
-    }
     // Past frames keep the offset they were first scored with: their norms are not kept.
     if (frame >= ps->frame_idx)
         record_score_offset(s, frame, bestscore);

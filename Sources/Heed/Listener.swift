@@ -231,15 +231,18 @@ final class Producer: Sendable {
             var device: CaptureDevice?
             var reported: String?
             while device == nil {
+                // The gate comes before the device is touched at all.
+                precondition(microphone.service == .microphone, "capture needs a microphone authorization")
+                do { try microphone.verifyNow() } catch { throw HeedError(error) }
                 do {
-                    device = try CaptureDevice(name: name, authorization: microphone, preferredRate: targetRate)
+                    device = try CaptureDevice(name: name, preferredRate: targetRate)
                 } catch where error.kind == .unavailable && reconnect != nil && !shouldStop() {
                     if error.message != reported { onWaiting(error.message) }  // once, not every attempt
                     reported = error.message
                     Self.pause(reconnect!, unless: shouldStop)
                     CaptureDevice.reloadConfiguration()
                 } catch {
-                    throw HeedError(error.kind == .notAuthorized ? .permission : .unavailable, error.message)
+                    throw HeedError(.unavailable, error.message)
                 }
             }
             label = name
@@ -287,7 +290,8 @@ final class Producer: Sendable {
                     // Lost: open it again, with the format the ring and resampler were set up for.
                     Self.pause(reconnect ?? .seconds(1), unless: done)
                     CaptureDevice.reloadConfiguration()
-                    guard let again = try? CaptureDevice(name: label, authorization: microphone, preferredRate: preferredRate) else { continue }
+                    do { try microphone.verifyNow() } catch { throw HeedError(error) }
+                    guard let again = try? CaptureDevice(name: label, preferredRate: preferredRate) else { continue }
                     guard again.format.sampleRate == rate && again.format.channels == channels else {
                         throw HeedError(.unavailable, "capture device '\(label)' came back as \(again.format), not \(rate) Hz \(channels) ch; restart heed listen")
                     }

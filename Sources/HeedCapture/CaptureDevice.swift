@@ -1,6 +1,5 @@
 import CALSA
 import Foundation
-import HeedAuthorization
 
 /// A failure of the capture device, with the ALSA call that reported it.
 public struct CaptureError: Error, CustomStringConvertible, Sendable {
@@ -9,8 +8,6 @@ public struct CaptureError: Error, CustomStringConvertible, Sendable {
         case unavailable
         /// The device cannot give any format Heed can use (EX_UNAVAILABLE, 69).
         case unsupportedFormat
-        /// Not authorized to use the microphone (EX_NOPERM, 77).
-        case notAuthorized
     }
 
     public let kind: Kind
@@ -40,9 +37,11 @@ public struct CaptureFormat: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// An ALSA capture PCM, opened only with the person's permission to use the microphone.
+/// An ALSA capture PCM.
 ///
 /// All ALSA calls for capture live in this file; callers see Swift types and thrown errors.
+/// The permission to use the microphone is checked by the pipeline before it opens one
+/// (`Listener`): this type is the device, not the gate.
 /// Not thread-safe: one capture thread owns it.
 public final class CaptureDevice {
     public let name: String
@@ -50,18 +49,13 @@ public final class CaptureDevice {
     /// Overruns (the hardware buffer filled before we read it) recovered so far.
     public private(set) var overruns = 0
     private let pcm: OpaquePointer
-    private let authorization: Authorization
 
     /// Opens `name` ("default", "hw:1,0", "plughw:1,0", "sysdefault:CARD=...") for 16-bit capture,
     /// asking for `preferredRate` mono; the device may give another rate or more channels, which
     /// the caller converts.
-    public init(name: String, authorization: Authorization, preferredRate: Int = 16_000,
+    public init(name: String, preferredRate: Int = 16_000,
                 periodTime: Duration = .milliseconds(20), bufferTime: Duration = .milliseconds(200)) throws(CaptureError) {
-        precondition(authorization.service == .microphone, "capture needs a microphone authorization")
-        // The gate comes before the device is touched at all.
-        do { try authorization.verifyNow() } catch { throw CaptureError(.notAuthorized, error.description) }
         self.name = name
-        self.authorization = authorization
         var handle: OpaquePointer?
         let status = snd_pcm_open(&handle, name, SND_PCM_STREAM_CAPTURE, 0)
         guard status == 0, let handle else { throw CaptureError(device: name, function: "snd_pcm_open", code: status) }

@@ -439,22 +439,15 @@ public final class Decoder {
 
     // MARK: Decoding
 
-    /// Starts an utterance. `maskedFrames`: frames (from 0) whose sound is ignored, every sound
-    /// fitting them alike, so the words around them decide (a burst of clatter over speech);
-    /// ignored unless `usesInterleavedGaussians`. Cleared when the utterance ends.
-    public func startUtterance(maskedFrames: [Bool] = []) throws(RecognitionError) {
+    /// Starts an utterance.
+    public func startUtterance() throws(RecognitionError) {
         precondition(!inUtterance, "startUtterance called twice")
         // A new stream per utterance numbers its frames from zero, so word times are relative to
         // the audio we fed for this utterance.
         ps_start_stream(decoder)
         heed_ptm_begin_score_offsets(decoder)
-        let mask = maskedFrames.map { UInt8($0 ? 1 : 0) }
-        guard mask.withUnsafeBufferPointer({ heed_ptm_mask_frames($0.baseAddress, $0.count) }) != 0 else {
-            throw RecognitionError(kind: .decoding, function: "heed_ptm_mask_frames", message: "out of memory for the frame mask")
-        }
         dither = 1
         guard ps_start_utt(decoder) == 0 else {
-            heed_ptm_mask_frames(nil, 0)
             throw RecognitionError(kind: .decoding, function: "ps_start_utt", message: "cannot start an utterance (no grammar active?)")
         }
         inUtterance = true
@@ -504,7 +497,6 @@ public final class Decoder {
         // (a backtrace, no lattice), it is the fallback when no path reached the final state.
         let partial = segments()
         let status = ps_end_utt(decoder)
-        heed_ptm_mask_frames(nil, 0)
         // ps_end_utt scores the last frames, so the offsets are complete only now.
         let frames = Int(ps_get_n_frames(decoder))
         let offsets = [Int32](unsafeUninitializedCapacity: frames) { buffer, initialized in

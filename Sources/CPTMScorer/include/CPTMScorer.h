@@ -74,12 +74,6 @@ int heed_ptm_begin_score_offsets(struct ps_decoder_s *decoder);
 /// scale, comparable between searches.
 long heed_ptm_end_score_offsets(int *out, long capacity);
 
-/// Marks frames of the next utterance decoded on this thread (`masked[i]` nonzero: frame i from
-/// frame 0) whose sound is to be ignored: every senone scores alike there, and no offset is kept
-/// for them (heed_ptm_end_score_offsets). NULL clears the mask. Returns 0 when out of memory
-/// (then nothing is masked).
-int heed_ptm_mask_frames(unsigned char const *masked, long count);
-
 // MARK: Speaker adaptation (speaker_adaptation.c)
 
 /// How many feature values a frame has (all streams), 0 when the scorer is not installed.
