@@ -53,6 +53,9 @@ public final class CommandRecognizer {
     /// The rate the decoder's acoustic model expects; everything is converted to it.
     public var sampleRate: Int { decoder.sampleRate }
 
+    /// Problems that do not stop decoding but change it, for the user to see (`heed` prints them).
+    public var warnings: [String] { decoder.scorerWarning.map { [$0] } ?? [] }
+
     /// Receives, line by line, how each utterance is decided (`explain`); nil: no account is made.
     public var onExplanation: ((String) -> Void)?
     /// Put before each line of the account: the masked copy being decoded (`explaining`).

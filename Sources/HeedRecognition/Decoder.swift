@@ -126,6 +126,9 @@ public final class Decoder {
     /// Whether frames are scored by Heed's interleaved Gaussian evaluation (see
     /// `DecoderConfiguration.interleavedGaussians`).
     public let usesInterleavedGaussians: Bool
+    /// Why Heed's scorer was asked for and is not in use (nil when it is, or was not asked for):
+    /// a different PocketSphinx or model. Decoding still works, but tell the user.
+    public let scorerWarning: String?
     /// Base words already looked up in the lexicon (found or not), so each is looked up once.
     private var lexiconLookups: Set<String> = []
 
@@ -154,6 +157,9 @@ public final class Decoder {
         }
         self.decoder = decoder
         usesInterleavedGaussians = configuration.interleavedGaussians && heed_ptm_scorer_install(decoder) == 1
+        scorerWarning = configuration.interleavedGaussians && !usesInterleavedGaussians
+            ? "Heed's Gaussian scorer did not install: this model or PocketSphinx is not the PTM layout it was written for (Debian's libpocketsphinx 0.8+5prealpha). Decoding uses PocketSphinx's own scorer: slower, without noise adaptation or speaker profiles, and verification compares fits on two scales."
+            : nil
         let active = ps_get_config(decoder)
         sampleRate = Int(cmd_ln_float_r(active, "-samprate"))
         frameRate = Int(cmd_ln_int_r(active, "-frate"))

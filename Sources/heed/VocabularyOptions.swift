@@ -50,6 +50,9 @@ extension VocabularyOptions {
         let vocabulary = try vocabulary()
         apply(to: &options)
         let authorization = try appOptions.speechRecognitionAuthorization()
-        do { return try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
+        let recognizer: CommandRecognizer
+        do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: authorization) } catch { throw error.exit() }
+        for warning in recognizer.warnings { Terminal.error("warning: \(warning)") }
+        return recognizer
     }
 }

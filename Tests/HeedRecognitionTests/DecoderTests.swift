@@ -126,28 +126,27 @@ import Testing
     /// as PocketSphinx's own. Real speech through a loop of its own words keeps most codebooks
     /// active and many Gaussians near the top-N threshold; both decoders must hear the same
     /// words at the same frames, with the same acoustic scores, path score and N-best list.
-    @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
-    func interleavedGaussiansScoreExactlyAsPocketSphinx() throws {
+    /// (Recordings of real people committed in Tests/Golden, so the check always runs.)
+    @Test func interleavedGaussiansScoreExactlyAsPocketSphinx() throws {
         var stockConfiguration = DecoderConfiguration()
         stockConfiguration.interleavedGaussians = false
         let interleaved = try Decoder(), stock = try Decoder(configuration: stockConfiguration)
         #expect(interleaved.usesInterleavedGaussians)
         #expect(!stock.usesInterleavedGaussians)
+        #expect(interleaved.scorerWarning == nil && stock.scorerWarning == nil)  // installed, and not asked for
 
-        let librivox = Fixtures.corpus.appendingPathComponent("librivox")
-        let recordings = ["sense_and_sensibility_01_austen_64kb-0870", "sense_and_sensibility_01_austen_64kb-0890"]
-        var words: Set<String> = ["go", "forward", "ten", "meters"]
-        for name in recordings {
-            let transcript = try String(contentsOf: librivox.appendingPathComponent(name + ".txt"), encoding: .utf8)
-            words.formUnion(transcript.split(whereSeparator: \.isWhitespace).map(String.init))
-        }
+        let words = ["make", "me", "a", "double", "shot", "drip", "coffee", "with", "bit", "of", "sweetener", "can", "i",
+                     "have", "sixteen", "ounce", "mocha", "skim", "milk", "and", "get", "light", "roast", "twelve", "the", "brew",
+                     "stop", "house", "down", "go", "forward", "ten", "meters"]
         var grammar = Grammar()
-        grammar.addGarbageLoop(units: words.sorted(), penalty: 1e-3)
+        grammar.addGarbageLoop(units: words, penalty: 1e-3)
         for decoder in [interleaved, stock] {
             try decoder.add(grammar, named: "loop")
             try decoder.select("loop")
         }
-        let files = recordings.map { librivox.appendingPathComponent($0 + ".wav") } + [Fixtures.corpus.appendingPathComponent("goforward.raw")]
+        let golden = Fixtures.root.appendingPathComponent("Tests/Golden")
+        let files = ["real-coffee/0334e17c-b72f-4e1a-ba76-0bb6c110ef94.wav", "real-coffee/2630f6ea-dcdb-44d0-a045-b564d346f3d0.wav",
+                     "real-words/stop-1eddce1d_nohash_3.wav"].map { golden.appendingPathComponent($0) }
         for file in files {
             let audio = try samples(file)
             let fast = try decode(interleaved, audio), reference = try decode(stock, audio)
@@ -158,7 +157,8 @@ import Testing
             // (Bool(...): the two hypotheses printed in full would be pages long.)
             #expect(Bool(fastWithoutOffsets == reference), "\(file.lastPathComponent): path scores \(fast.score) and \(reference.score), '\(fast.text)' and '\(reference.text)'")
             // Real words were heard and weighed, so the comparison is not one of empty paths.
-            #expect(fast.spokenWords.count >= 4 && fast.alternatives.count >= 2, "\(file.lastPathComponent): \(fast.text)")
+            let request = file.path.contains("real-coffee")
+            #expect(fast.spokenWords.count >= (request ? 4 : 1) && fast.alternatives.count >= 2, "\(file.lastPathComponent): \(fast.text)")
         }
     }
 
