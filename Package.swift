@@ -67,12 +67,13 @@ let package = Package(
         // The command-line layer.
         .executableTarget(
             name: "heed",
-            dependencies: ["Heed", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Heed", "HeedAudio", "HeedRecognition", "HeedCapture", "HeedShortcuts",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // `make fuzz` only: libFuzzer targets over every parser (built with -sanitize=fuzzer),
         // or, in a normal build, a replayer for what the fuzzer found. Not a product.
-        .executableTarget(name: "heed-fuzz", dependencies: ["Heed"], path: "Sources/HeedFuzz"),
+        .executableTarget(name: "heed-fuzz", dependencies: ["Heed", "HeedAudio", "HeedRecognition"], path: "Sources/HeedFuzz"),
 
         // `make bench` only: ring-buffer throughput between two threads (not a product).
         .executableTarget(name: "heed-ring-bench", dependencies: ["HeedCapture"], path: "Sources/HeedRingBench"),
@@ -85,7 +86,7 @@ let package = Package(
         .testTarget(name: "HeedIntentsTests", dependencies: ["HeedIntents"]),
         .testTarget(name: "HeedShortcutsTests", dependencies: ["HeedShortcuts", "HeedTestSupport"]),
         .testTarget(name: "HeedAuthorizationTests", dependencies: ["HeedAuthorization", "HeedTestSupport"]),
-        .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedTestSupport", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedAudio", "HeedRecognition", "HeedShortcuts", "HeedTestSupport", .product(name: "Yams", package: "Yams")]),
         // Runs the built `heed` executable as a user would.
         .testTarget(name: "HeedCLITests", dependencies: ["heed", "heed-fuzz", "HeedAudio", "HeedTestSupport"], exclude: ["Resources"]),
     ]

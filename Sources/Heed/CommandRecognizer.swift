@@ -2,6 +2,7 @@ import Foundation
 import HeedAudio
 import HeedIntents
 import HeedRecognition
+import HeedShortcuts
 
 /// What to listen for: the command phrases (with a garbage model for everything else), or a
 /// hand-written JSGF grammar that is decoded without intent matching.

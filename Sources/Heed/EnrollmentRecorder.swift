@@ -1,5 +1,6 @@
 import Foundation
 import HeedAudio
+import HeedCapture
 
 /// Records enrollment sentences from a live source, one utterance per prompt, and teaches each
 /// to an `Enrollment` as soon as it is said; a recording that cannot teach (another sentence,

@@ -1,7 +1,5 @@
-// Apps import Heed alone; the stage modules' public types come with it.
-@_exported import HeedAudio
+// Apps import Heed and get the pipeline (Heed's own types), contexts and intents, and the
+// permission gate. The stages below (audio, recognition, capture, shortcuts) are modules of their
+// own: import them by name for their finer parts (a DecoderConfiguration, a resampler).
 @_exported import HeedIntents
-@_exported import HeedRecognition
 @_exported import HeedAuthorization
-@_exported import HeedCapture
-@_exported import HeedShortcuts

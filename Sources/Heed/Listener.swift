@@ -1,4 +1,7 @@
 import Foundation
+import HeedAudio
+import HeedCapture
+import HeedShortcuts
 import Synchronization
 
 /// Where live audio comes from.

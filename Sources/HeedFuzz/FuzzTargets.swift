@@ -1,5 +1,7 @@
 import Foundation
 import Heed
+import HeedAudio
+import HeedRecognition
 
 /// The parsers that read what users and files hand Heed, each fed arbitrary bytes. A target
 /// must never crash, hang or allocate what a header merely claims; errors are fine.

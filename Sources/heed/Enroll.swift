@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Heed
+import HeedRecognition
+import HeedAudio
 
 struct Enroll: ParsableCommand {
     static let configuration = CommandConfiguration(

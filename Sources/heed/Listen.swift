@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Heed
+import HeedShortcuts
+import HeedCapture
 import Synchronization
 
 /// Set by SIGINT/SIGTERM; the listener stops at its next step and closes the device.

@@ -1,5 +1,6 @@
 import Foundation
 import Heed
+import HeedAudio
 
 /// Writes results: JSON Lines for programs, one readable line per utterance for people.
 struct UtteranceWriter {

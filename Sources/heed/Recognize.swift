@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Heed
+import HeedShortcuts
+import HeedAudio
 
 struct Recognize: ParsableCommand {
     static let configuration = CommandConfiguration(

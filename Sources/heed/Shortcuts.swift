@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Heed
+import HeedShortcuts
 
 struct Shortcuts: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Heed
+import HeedAudio
 
 struct TestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

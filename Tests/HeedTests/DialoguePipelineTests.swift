@@ -3,6 +3,8 @@ import HeedAudio
 import HeedTestSupport
 import Testing
 @testable import Heed
+import HeedShortcuts
+import HeedRecognition
 
 /// Dialogues and shortcuts through the real decoder, on recordings (Audio/dialogue, Audio/shortcuts).
 @Suite(.serialized) struct DialoguePipelineTests {

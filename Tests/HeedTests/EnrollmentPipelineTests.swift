@@ -2,6 +2,7 @@ import Foundation
 import HeedTestSupport
 import Testing
 @testable import Heed
+import HeedRecognition
 
 /// Enrollment through the library, as an app would use it: `Enrollment` makes the profile,
 /// `RecognizerOptions.speaker` applies it.

@@ -2,6 +2,8 @@ import Foundation
 import HeedTestSupport
 import Testing
 @testable import Heed
+import HeedRecognition
+import HeedAudio
 @testable import HeedRecognition
 
 /// Learning the speaker from their own commands (`RecognizerOptions.learnsSpeaker`), on real

@@ -1,6 +1,7 @@
 import Foundation
 import HeedTestSupport
 @testable import Heed
+import HeedAudio
 
 /// Recordings mixed with noise for tests, as `heed test --noise` mixes them.
 enum SuiteMix {

@@ -2,6 +2,7 @@ import Foundation
 import HeedTestSupport
 import Testing
 @testable import Heed
+import HeedAudio
 
 /// Scoring of suite runs, on hand-made results (decoding itself is covered by the CLI tests).
 @Suite struct SuiteReportTests {
