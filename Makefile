@@ -29,14 +29,17 @@ release: deps
 # On a terminal the first run asks, once, for permission to use speech recognition. Without a
 # terminal nobody can be asked, so the demo runs as a test rig: a temporary state directory and
 # Models/test-rig.policy.yml, leaving the user's own decisions untouched.
+# Then three real people ordering coffee (Tests/Golden) against Picovoice's coffee-maker context.
+DEMO_COFFEE = recognize --no-builtins --context Models/contexts/coffee_maker.yaml Tests/Golden/real-coffee/*.wav
 demo: release
-	@echo "== heed recognize Audio/demo/*.wav"
+	@echo "== heed recognize Audio/demo/*.wav, then heed $(DEMO_COFFEE)"
 	@if [ -t 0 ] && [ -t 1 ]; then \
-	  $(RELEASE_BIN) recognize Audio/demo/*.wav; \
+	  $(RELEASE_BIN) recognize Audio/demo/*.wav && $(RELEASE_BIN) $(DEMO_COFFEE); \
 	else \
 	  echo "(no terminal to ask for permission on: running as a test rig with a temporary state directory)"; \
 	  state=$$(mktemp -d); \
-	  HEED_STATE_DIR=$$state/heed HEED_POLICY=Models/test-rig.policy.yml $(RELEASE_BIN) recognize Audio/demo/*.wav; \
+	  HEED_STATE_DIR=$$state/heed HEED_POLICY=Models/test-rig.policy.yml $(RELEASE_BIN) recognize Audio/demo/*.wav && \
+	  HEED_STATE_DIR=$$state/heed HEED_POLICY=Models/test-rig.policy.yml $(RELEASE_BIN) $(DEMO_COFFEE); \
 	  status=$$?; rm -rf $$state; exit $$status; \
 	fi
 
