@@ -13,7 +13,7 @@ struct Enroll: ParsableCommand {
             commands. Enrollment moves each phone of the model towards how this speaker says it. \
             Enroll a speaker whose commands the model mishears: on voices it already hears well, \
             enrollment gained little and let more near misses through. A profile is for its \
-            speaker only: other voices decoded with it lose commands (BENCHMARKS.md).
+            speaker only: other voices decoded with it lose commands (docs/enrollment.md).
 
             With --record DIR, heed asks for twenty sentences that cover the sounds of English, \
             one at a time, and records each from the microphone (--device) as it is read; one \
