@@ -59,8 +59,6 @@ public final class CommandRecognizer {
 
     /// Receives, line by line, how each utterance is decided (`explain`); nil: no account is made.
     public var onExplanation: ((String) -> Void)?
-    /// Put before each line of the account: the masked copy being decoded (`explaining`).
-    var explanationScope = ""
 
     public init(vocabulary: Vocabulary = .commands(.builtins), options: RecognizerOptions = .init(),
                 authorization: Authorization) throws(HeedError) {
@@ -510,13 +508,5 @@ extension Utterance {
         rejected.intent = nil
         rejected.transcript = ""
         return rejected
-    }
-}
-
-extension Array where Element: Equatable {
-    /// Whether `run` occurs in this array as consecutive elements.
-    func containsRun(_ run: [Element]) -> Bool {
-        guard !run.isEmpty, run.count <= count else { return run.isEmpty }
-        return (0...(count - run.count)).contains { self[$0..<$0 + run.count].elementsEqual(run) }
     }
 }

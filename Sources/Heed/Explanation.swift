@@ -2,24 +2,13 @@ import Foundation
 import HeedRecognition
 
 /// An account, line by line, of how each utterance was decided (`heed recognize --explain`):
-/// the route it took (clean, in steady noise, through a mask), what each decode heard, and which
-/// check turned a command away. For people writing contexts and tuning options, who otherwise
-/// see only "understood": false. Decoding is the same with it on or off: the lines are made only
+/// how the noise stage judged it, what each decode heard, and which check turned a command away.
+/// For people writing contexts and tuning options, who otherwise see only "understood": false. Decoding is the same with it on or off: the lines are made only
 /// when someone listens (`CommandRecognizer.onExplanation`).
 extension CommandRecognizer {
-    /// Hands `line` to `onExplanation`, after the scope of the decode under way (a masked copy).
+    /// Hands `line` to `onExplanation`; the line is made only when someone listens.
     func explain(_ line: @autoclosure () -> String) {
-        guard let onExplanation else { return }
-        onExplanation(explanationScope + line())
-    }
-
-    /// Runs `body` with its lines put under `scope` ("copy at floor 0.1: "), made only when someone listens.
-    func explaining<T>(under scope: @autoclosure () -> String, _ body: () throws(HeedError) -> T) throws(HeedError) -> T {
-        guard onExplanation != nil else { return try body() }
-        let outer = explanationScope
-        explanationScope = outer + scope()
-        defer { explanationScope = outer }
-        return try body()
+        onExplanation?(line())
     }
 
     /// The words `hypothesis` took, garbage (anything no command holds: the common-word loop, a

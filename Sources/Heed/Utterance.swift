@@ -15,17 +15,6 @@ public struct Utterance: Equatable, Sendable {
     /// the garbage model), 0...1. Speech whose best path holds no command is not weighed against
     /// alternatives and reports 1 (see `CommandRecognizer.alternativesWanted`).
     public var confidence: Double
-    /// Whether the command was taken only by the forced choice (`CommandRecognizer.forcedChoice`),
-    /// which always names some command: weaker evidence than a search that took it, so the talk
-    /// mask's copies agree with it only in the same words (`CopyAgreement`), and a lone copy's
-    /// command is never one (`CommandRecognizer.loneCommand`).
-    var isForcedChoice = false
-    /// On an utterance not understood: the command the forced choice named but refused (not sure
-    /// enough, or too far from the phone loop). Weak evidence alone; with another masked copy
-    /// that heard that command through a search, it confirms it
-    /// (`BackgroundTalkMask.forcedConfirmationMinConfidence`).
-    var refusedForcedChoice: Intent?
-
     public init(start: Double, end: Double, transcript: String, intent: Intent?, understood: Bool, confidence: Double) {
         self.start = start
         self.end = end
