@@ -1,6 +1,6 @@
 // PocketSphinx 5prealpha's internal structures, as far as Heed's scorer and noise adaptation use
 // them, and the interleaved layout the scorer gives the Gaussians. Private to this target: only
-// ptm_scorer.c and noise_adaptation.c include it. The structures are copies of the beginnings of
+// the three C files here include it. The structures are copies of the beginnings of
 // PocketSphinx's own (pocketsphinx_internal.h, acmod.h, ptm_mgau.h, ms_gauden.h of the version
 // Debian ships); heed_ptm_scorer_install checks that the model really is a PTM model first.
 #ifndef HEED_PTM_INTERNAL_H
@@ -108,11 +108,39 @@ static inline size_t interleaved_index(int cw, int dim, int featlen) {
 /// The decoder's model when Heed's scorer is installed on it (its means are interleaved), else NULL.
 ptm_mgau_t *heed_installed_scorer(struct ps_decoder_s *decoder);
 
+/// What codebook_norm and senone_eval took off each frame's scores (heed_ptm_end_score_offsets).
+typedef struct {
+    int on;
+    int32 norms;  // the streams' norms summed, for the frame being scored
+    int32 *offsets;
+    long frames, capacity;
+} heed_score_offsets_t;
+
+/// The features of each frame scored (speaker_adaptation.c's recording).
+typedef struct {
+    int on;
+    float *features;
+    long frames, capacity;
+    int dimensions;
+} heed_recording_t;
+
+/// What Heed keeps for one installed scorer, beside PocketSphinx's: the scorer's function table
+/// (the model's `vt` points here, so the state lives and dies with the decoder's model, and two
+/// decoders on two threads share nothing), and what is kept of the frames being scored.
+typedef struct {
+    mgau_funcs_t funcs;  // first: `base.vt` points at this struct
+    heed_score_offsets_t score_offsets;
+    heed_recording_t recording;
+} heed_scorer_state_t;
+
+static inline heed_scorer_state_t *heed_scorer_state(ptm_mgau_t *s) {
+    return (heed_scorer_state_t *)s->base.vt;
+}
+
 /// Whether codebook `cb` is a speech phone's, not silence's or a filler's ("SIL", "+NSN+", ...).
 int heed_is_speech_codebook(void *mdef, int cb);
 
-/// Copies a scored frame's features when a recording for `s` is running on this thread
-/// (speaker_adaptation.c).
+/// Copies a scored frame's features when a recording is running on `s` (speaker_adaptation.c).
 void heed_ptm_record_frame(ptm_mgau_t *s, mfcc_t **features, int frame);
 
 // Grows a per-frame buffer (`frame_bytes` per frame) so that `frame` fits, doubling from

@@ -206,16 +206,8 @@ static void codebook_eval(ptm_mgau_t *s, mfcc_t **z, int frame) {
     }
 }
 
-// What codebook_norm and senone_eval took off this frame's scores, for heed_ptm_end_score_offsets.
-static _Thread_local struct {
-    ptm_mgau_t *scorer;
-    int32 norms;  // the streams' norms summed, for the frame being scored
-    int32 *offsets;
-    long frames, capacity;
-} score_offsets;
-
 static void codebook_norm(ptm_mgau_t *s) {
-    score_offsets.norms = 0;
+    int32 norms = 0;
     for (int j = 0; j < s->g->n_feat; ++j) {
         int32 norm = WORST_SCORE;
         for (int i = 0; i < s->g->n_mgau; ++i) {
@@ -224,7 +216,7 @@ static void codebook_norm(ptm_mgau_t *s) {
             if (norm < s->f->topn[i][j][0].score >> SENSCR_SHIFT)
                 norm = s->f->topn[i][j][0].score >> SENSCR_SHIFT;
         }
-        score_offsets.norms += norm;
+        norms += norm;
         for (int i = 0; i < s->g->n_mgau; ++i) {
             if (bitvec_is_clear(s->f->mgau_active, i))
                 continue;
@@ -238,6 +230,7 @@ static void codebook_norm(ptm_mgau_t *s) {
             }
         }
     }
+    heed_scorer_state(s)->score_offsets.norms = norms;
 }
 
 static void calc_cb_active(ptm_mgau_t *s, uint8 *senone_active, int32 n_senone_active, int compallsen) {
@@ -302,39 +295,45 @@ static int senone_eval(ptm_mgau_t *s, int16 *senone_scores, uint8 *senone_active
 // relative to the best of those: two searches over the same frames report acoustic scores on
 // different scales. The offset puts a frame's scores back on the model's own.
 static void record_score_offset(ptm_mgau_t *s, int frame, int bestscore) {
-    if (score_offsets.scorer != s || frame < 0)
+    heed_score_offsets_t *kept = &heed_scorer_state(s)->score_offsets;
+    if (!kept->on || frame < 0)
         return;
-    if (frame >= score_offsets.capacity) {
-        score_offsets.offsets = heed_grow_frame_buffer(score_offsets.offsets, &score_offsets.capacity, frame, 1024, sizeof(int32));
-        if (score_offsets.offsets == NULL) {  // offsets for part of the frames would be wrong, not missing
-            memset(&score_offsets, 0, sizeof(score_offsets));
+    if (frame >= kept->capacity) {
+        kept->offsets = heed_grow_frame_buffer(kept->offsets, &kept->capacity, frame, 1024, sizeof(int32));
+        if (kept->offsets == NULL) {  // offsets for part of the frames would be wrong, not missing
+            memset(kept, 0, sizeof(*kept));
             return;
         }
     }
-    for (long f = score_offsets.frames; f < frame; ++f)
-        score_offsets.offsets[f] = 0;
-    score_offsets.offsets[frame] = bestscore - score_offsets.norms;
-    if (frame >= score_offsets.frames)
-        score_offsets.frames = frame + 1;
+    for (long f = kept->frames; f < frame; ++f)
+        kept->offsets[f] = 0;
+    kept->offsets[frame] = bestscore - kept->norms;
+    if (frame >= kept->frames)
+        kept->frames = frame + 1;
 }
 
 int heed_ptm_begin_score_offsets(struct ps_decoder_s *decoder) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
-    free(score_offsets.offsets);
-    memset(&score_offsets, 0, sizeof(score_offsets));
-    score_offsets.scorer = s;
-    return s != NULL;
+    if (s == NULL)
+        return 0;
+    heed_scorer_state_t *state = heed_scorer_state(s);
+    state->score_offsets.on = 1;
+    state->score_offsets.frames = 0;  // the buffer is kept for the next utterance
+    return 1;
 }
 
-long heed_ptm_end_score_offsets(int *out, long capacity) {
-    long count = score_offsets.scorer == NULL ? 0 : score_offsets.frames;
+long heed_ptm_end_score_offsets(struct ps_decoder_s *decoder, int *out, long capacity) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    if (s == NULL)
+        return 0;
+    heed_score_offsets_t *kept = &heed_scorer_state(s)->score_offsets;
+    long count = kept->on ? kept->frames : 0;
     if (count > capacity)
         count = capacity;
     if (count > 0 && out != NULL)
-        memcpy(out, score_offsets.offsets, sizeof(int32) * (size_t)count);
-    // Freed each time, as the enrollment's recording is: a thread that ends leaves nothing behind.
-    free(score_offsets.offsets);
-    memset(&score_offsets, 0, sizeof(score_offsets));
+        memcpy(out, kept->offsets, sizeof(int32) * (size_t)count);
+    kept->on = 0;
+    kept->frames = 0;
     return count;
 }
 
@@ -369,9 +368,13 @@ static int refuse_transform(struct ps_mgau *mgau, void *mllr) {
     return -1;
 }
 
-static mgau_funcs_t interleaved_funcs = {
-    "ptm-interleaved", frame_eval, refuse_transform, ptm_mgau_free,
-};
+static void free_scorer(struct ps_mgau *mgau) {
+    heed_scorer_state_t *state = heed_scorer_state((ptm_mgau_t *)mgau);
+    ptm_mgau_free(mgau);
+    free(state->score_offsets.offsets);
+    free(state->recording.features);
+    free(state);
+}
 
 // MARK: Installation
 
@@ -381,14 +384,14 @@ int heed_ptm_scorer_is_installed(struct ps_decoder_s *decoder) {
 
 ptm_mgau_t *heed_installed_scorer(struct ps_decoder_s *decoder) {
     struct ps_mgau *mgau = decoder_mgau(decoder);
-    return mgau != NULL && mgau->vt == &interleaved_funcs ? (ptm_mgau_t *)mgau : NULL;
+    return mgau != NULL && mgau->vt != NULL && mgau->vt->frame_eval == frame_eval ? (ptm_mgau_t *)mgau : NULL;
 }
 
 int heed_ptm_scorer_install(struct ps_decoder_s *decoder) {
     struct ps_mgau *mgau = decoder_mgau(decoder);
     if (mgau == NULL || mgau->vt == NULL)
         return 0;
-    if (mgau->vt == &interleaved_funcs)
+    if (mgau->vt->frame_eval == frame_eval)
         return 1;
     if (mgau->vt->frame_eval != ptm_mgau_frame_eval)
         return 0; // not a PTM model (or not the layout this file expects)
@@ -406,14 +409,19 @@ int heed_ptm_scorer_install(struct ps_decoder_s *decoder) {
     }
     // Allocated before anything is moved, so a failure leaves the model as it was.
     mfcc_t *scratch = malloc((size_t)g->n_density * max_featlen * sizeof(mfcc_t));
-    if (scratch == NULL)
+    heed_scorer_state_t *state = calloc(1, sizeof(heed_scorer_state_t));
+    if (scratch == NULL || state == NULL) {
+        free(scratch);
+        free(state);
         return 0;
+    }
+    state->funcs = (mgau_funcs_t){"ptm-interleaved", frame_eval, refuse_transform, free_scorer};
     for (int cb = 0; cb < g->n_mgau; ++cb)
         for (int feat = 0; feat < g->n_feat; ++feat) {
             interleave(g->mean[cb][feat][0], g->n_density, g->featlen[feat], scratch);
             interleave(g->var[cb][feat][0], g->n_density, g->featlen[feat], scratch);
         }
     free(scratch);
-    mgau->vt = &interleaved_funcs;
+    mgau->vt = &state->funcs;
     return 1;
 }

@@ -33,15 +33,6 @@ extern char const *bin_mdef_ciphone_str(void *mdef, int ci);
 
 // MARK: Recording the decoder's features
 
-// One recording at a time per thread: a decoder is only ever driven by one thread, and
-// ps_process_raw scores frames on the caller's thread.
-static _Thread_local struct {
-    ptm_mgau_t *scorer;
-    float *features;
-    long frames, capacity;
-    int dimensions;
-} recording;
-
 static int total_dimensions(gauden_t const *g) {
     int total = 0;
     for (int stream = 0; stream < g->n_feat; ++stream)
@@ -56,39 +47,46 @@ int heed_ptm_feature_dimensions(struct ps_decoder_s *decoder) {
 
 int heed_ptm_begin_recording(struct ps_decoder_s *decoder) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
-    free(recording.features);
-    memset(&recording, 0, sizeof(recording));
     if (s == NULL)
         return 0;
-    recording.scorer = s;
-    recording.dimensions = total_dimensions(s->g);
+    heed_recording_t *recording = &heed_scorer_state(s)->recording;
+    free(recording->features);
+    memset(recording, 0, sizeof(*recording));
+    recording->on = 1;
+    recording->dimensions = total_dimensions(s->g);
     return 1;
 }
 
 void heed_ptm_record_frame(ptm_mgau_t *s, mfcc_t **features, int frame) {
-    if (recording.scorer != s || frame < 0)
+    heed_recording_t *recording = &heed_scorer_state(s)->recording;
+    if (!recording->on || frame < 0)
         return;
-    if (frame >= recording.capacity) {
-        recording.features = heed_grow_frame_buffer(recording.features, &recording.capacity, frame, 512,
-                                                    sizeof(float) * (size_t)recording.dimensions);
-        if (recording.features == NULL) {  // an incomplete recording is worse than none
-            memset(&recording, 0, sizeof(recording));
+    if (frame >= recording->capacity) {
+        recording->features = heed_grow_frame_buffer(recording->features, &recording->capacity, frame, 512,
+                                                     sizeof(float) * (size_t)recording->dimensions);
+        if (recording->features == NULL) {  // an incomplete recording is worse than none
+            memset(recording, 0, sizeof(*recording));
             return;
         }
     }
-    float *row = recording.features + (size_t)frame * recording.dimensions;
+    float *row = recording->features + (size_t)frame * recording->dimensions;
     for (int stream = 0, at = 0; stream < s->g->n_feat; at += s->g->featlen[stream], ++stream)
         memcpy(row + at, features[stream], sizeof(float) * (size_t)s->g->featlen[stream]);
-    if (frame + 1 > recording.frames)
-        recording.frames = frame + 1;
+    if (frame + 1 > recording->frames)
+        recording->frames = frame + 1;
 }
 
-long heed_ptm_end_recording(float *out, long capacity) {
-    long frames = recording.frames;
-    if (out != NULL && recording.features != NULL)
-        memcpy(out, recording.features, sizeof(float) * (size_t)(frames < capacity ? frames : capacity) * recording.dimensions);
-    free(recording.features);
-    memset(&recording, 0, sizeof(recording));
+long heed_ptm_end_recording(struct ps_decoder_s *decoder, float *out, long capacity) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    if (s == NULL)
+        return 0;
+    heed_recording_t *recording = &heed_scorer_state(s)->recording;
+    long frames = recording->on ? recording->frames : 0;
+    if (out != NULL && recording->features != NULL && frames > 0)
+        memcpy(out, recording->features, sizeof(float) * (size_t)(frames < capacity ? frames : capacity) * recording->dimensions);
+    // Freed at once: a recording is an enrollment's, rare and long.
+    free(recording->features);
+    memset(recording, 0, sizeof(*recording));
     return frames;
 }
 

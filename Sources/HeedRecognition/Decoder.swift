@@ -506,7 +506,7 @@ public final class Decoder {
         // ps_end_utt scores the last frames, so the offsets are complete only now.
         let frames = Int(ps_get_n_frames(decoder))
         let offsets = [Int32](unsafeUninitializedCapacity: frames) { buffer, initialized in
-            initialized = heed_ptm_end_score_offsets(buffer.baseAddress, frames)
+            initialized = heed_ptm_end_score_offsets(decoder, buffer.baseAddress, frames)
         }
         guard status >= 0 else {
             throw RecognitionError(kind: .decoding, function: "ps_end_utt", message: "the decoder failed to finish the utterance")

@@ -161,13 +161,13 @@ extension Decoder {
             try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in try process(buffer, wholeUtterance: true) }
             hypothesis = try endUtterance(alternatives: { _ in false })
         } catch {
-            _ = heed_ptm_end_recording(nil, 0)
+            _ = heed_ptm_end_recording(pointer, nil, 0)
             throw error
         }
         // The decoder may count a frame more than it scored (the last, at the end of the utterance).
         var recorded = 0
         let features = [Float](unsafeUninitializedCapacity: hypothesis.frameCount * dimensions) { buffer, initialized in
-            recorded = min(heed_ptm_end_recording(buffer.baseAddress, hypothesis.frameCount), hypothesis.frameCount)
+            recorded = min(heed_ptm_end_recording(pointer, buffer.baseAddress, hypothesis.frameCount), hypothesis.frameCount)
             initialized = recorded * dimensions
         }
         guard hypothesis.reachedFinalState, recorded > 0 else {

@@ -162,6 +162,47 @@ import Testing
         }
     }
 
+    /// What the scorer keeps of an utterance (the frames' score offsets) belongs to its decoder:
+    /// two decoders with utterances open at once on one thread, fed in turns, each report what
+    /// they report alone. (Kept per thread, the second's start would wipe the first's.)
+    @Test func twoDecodersInTurnsKeepTheirOwnScoreOffsets() throws {
+        let golden = Fixtures.root.appendingPathComponent("Tests/Golden")
+        let first = try samples(golden.appendingPathComponent("real-coffee/0334e17c-b72f-4e1a-ba76-0bb6c110ef94.wav"))
+        let second = try samples(golden.appendingPathComponent("real-words/stop-1eddce1d_nohash_3.wav"))
+        var grammar = Grammar()
+        grammar.addGarbageLoop(units: ["make", "me", "a", "coffee", "stop", "start"], penalty: 1e-3)
+        // Four fresh decoders: a decoder's running cepstral mean carries over from one utterance to the next.
+        let one = try Decoder(), two = try Decoder(), firstOnItsOwn = try Decoder(), secondOnItsOwn = try Decoder()
+        for decoder in [one, two, firstOnItsOwn, secondOnItsOwn] {
+            try decoder.add(grammar, named: "loop")
+            try decoder.select("loop")
+        }
+        let chunk = 1_600
+        func pieces(_ audio: [Int16]) -> [[Int16]] {
+            stride(from: 0, to: audio.count, by: chunk).map { Array(audio[$0..<min($0 + chunk, audio.count)]) }
+        }
+        func alone(_ decoder: Decoder, _ audio: [Int16]) throws -> Hypothesis {
+            try decoder.startUtterance()
+            for piece in pieces(audio) { try decoder.process(piece) }
+            return try decoder.endUtterance()
+        }
+        let firstAlone = try alone(firstOnItsOwn, first), secondAlone = try alone(secondOnItsOwn, second)
+
+        try one.startUtterance()
+        try two.startUtterance()
+        let (firstPieces, secondPieces) = (pieces(first), pieces(second))
+        for index in 0..<max(firstPieces.count, secondPieces.count) {
+            if index < firstPieces.count { try one.process(firstPieces[index]) }
+            if index < secondPieces.count { try two.process(secondPieces[index]) }
+        }
+        let secondInTurns = try two.endUtterance(), firstInTurns = try one.endUtterance()
+        for (inTurns, alone) in [(firstInTurns, firstAlone), (secondInTurns, secondAlone)] {
+            #expect(alone.frameScoreOffsets.count >= alone.frameCount - 1 && !alone.spokenWords.isEmpty, "\(alone.text)")
+            #expect(inTurns.frameScoreOffsets == alone.frameScoreOffsets)
+            #expect(Bool(inTurns == alone), "'\(inTurns.text)' in turns, '\(alone.text)' alone")
+        }
+    }
+
     // MARK: Noise adaptation (Sources/CPTMScorer/noise_adaptation.c)
 
     func noise(_ name: String) throws -> [Float] {

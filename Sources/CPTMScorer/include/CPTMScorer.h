@@ -64,28 +64,28 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
 /// ~0.6-1.0). -1 when there is too little audio, or no two neighbouring frames among that share.
 double heed_noise_variability(struct ps_decoder_s *decoder, short const *samples, long count, double quietest);
 
-/// Starts keeping, for each frame `decoder` scores on this thread from frame 0 of the next
-/// utterance, what was taken off its scores to make them relative (see ptm_scorer.c). Returns 0
+/// Starts keeping, for each frame `decoder` scores from frame 0 of the next utterance, what was
+/// taken off its scores to make them relative (see ptm_scorer.c). Returns 0
 /// when the scorer is not installed.
 int heed_ptm_begin_score_offsets(struct ps_decoder_s *decoder);
 
 /// Stops keeping them; copies at most `capacity` frames' offsets into `out` and returns how many
 /// frames there were. A path's acoustic score minus its frames' offsets is on the model's own
 /// scale, comparable between searches.
-long heed_ptm_end_score_offsets(int *out, long capacity);
+long heed_ptm_end_score_offsets(struct ps_decoder_s *decoder, int *out, long capacity);
 
 // MARK: Speaker adaptation (speaker_adaptation.c)
 
 /// How many feature values a frame has (all streams), 0 when the scorer is not installed.
 int heed_ptm_feature_dimensions(struct ps_decoder_s *decoder);
 
-/// Starts recording the features of the frames `decoder` scores on this thread, from frame 0 of
-/// the next utterance. Returns 0 when the scorer is not installed.
+/// Starts recording the features of the frames `decoder` scores, from frame 0 of the next
+/// utterance. Returns 0 when the scorer is not installed.
 int heed_ptm_begin_recording(struct ps_decoder_s *decoder);
 
 /// Stops recording; copies the first frames recorded, at most `capacity` of them
 /// (heed_ptm_feature_dimensions floats each), into `out`. Returns how many frames were recorded.
-long heed_ptm_end_recording(float *out, long capacity);
+long heed_ptm_end_recording(struct ps_decoder_s *decoder, float *out, long capacity);
 
 /// The codebook of a context-independent phone ("AA", "SIL"), -1 when the model has no such phone.
 int heed_ptm_phone_codebook(struct ps_decoder_s *decoder, char const *phone);
