@@ -378,16 +378,16 @@ public final class CommandRecognizer {
         return try decode(samples, alternatives: { _ in false }).spokenWords.map { Self.baseWord($0.word) }.filter(known.contains).joined(separator: " ")
     }
 
-    /// Whether `words` (a result's transcript) can end a sentence of the commands and contexts
-    /// and nothing more can follow: the endpointer then ends the utterance at the usual pause,
-    /// and otherwise waits longer (`Endpointer.Configuration.pauseInsideRequest`).
-    func isComplete(_ utterance: Utterance?) -> Bool {
-        guard let utterance, utterance.understood, answerSearch == nil, let languageGrammar else {
-            // An answer to a question is a short phrase of its own: complete once understood.
-            return utterance?.understood == true && answerSearch != nil
-        }
-        guard let place = languageGrammar.continuation(of: Context.words(utterance.transcript)) else { return false }
-        return place.canEnd && !place.canContinue
+    /// How far the words of `utterance` (decoded at a pause) are from a whole sentence of the
+    /// commands and contexts, for the endpointer: how long to wait before the pause is the end.
+    enum Completeness { case complete, couldGoOn, incomplete }
+
+    func completeness(of utterance: Utterance?) -> Completeness {
+        guard let utterance, utterance.understood else { return .incomplete }
+        // An answer to a question is a short phrase of its own: complete once understood.
+        guard answerSearch == nil, let languageGrammar,
+              let place = languageGrammar.continuation(of: Context.words(utterance.transcript)) else { return .complete }
+        return !place.canEnd ? .incomplete : place.canContinue ? .couldGoOn : .complete
     }
 
     /// Makes `name` the search for the next decode.

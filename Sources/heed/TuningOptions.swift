@@ -13,7 +13,7 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds of silence that end a complete command (default 0.25).", valueName: "SECONDS"))
     var trailingSilence: Double?
 
-    @Option(help: ArgumentHelp("Seconds of silence to wait at a pause when the words so far are not a whole command, or a request may go on from them (default 1).", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("Seconds of silence to wait at a pause when the words so far are not a whole command (default 1; half-way to it when a whole request may go on).", valueName: "SECONDS"))
     var pauseInsideRequest: Double?
 
     @Option(help: ArgumentHelp("Report decoded commands below this confidence as not understood.", valueName: "0..1"))

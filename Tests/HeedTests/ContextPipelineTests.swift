@@ -90,3 +90,38 @@ import Yams
         #expect(summary.transitions < 40 * 100)
     }
 }
+
+/// How long the stream waits at a pause is told by the grammar: a command nothing can follow ends
+/// after the trailing silence, a whole request that may still go on waits longer, halfway to the
+/// wait for words that are not a request yet (real people pause inside requests).
+@Suite(.serialized) struct EndpointWaitTests {
+    /// Seconds from the end of each understood utterance to the moment the stream hands it out,
+    /// fed 10 ms at a time as a microphone would, then 2 s of silence.
+    func delays(_ recognizer: CommandRecognizer, _ url: URL) throws -> [(intent: String?, delay: Double)] {
+        var samples = try recognizer.loadAudio(file: url)
+        samples += [Int16](repeating: 0, count: 2 * recognizer.sampleRate)
+        var stream = recognizer.makeStream()
+        var found: [(String?, Double)] = []
+        for start in stride(from: 0, to: samples.count, by: 160) {
+            for utterance in try stream.feed(Array(samples[start..<min(samples.count, start + 160)])) where utterance.understood {
+                found.append((utterance.intent?.name, Double(stream.position) / Double(recognizer.sampleRate) - utterance.end))
+            }
+        }
+        return found
+    }
+
+    @Test func aCommandNothingCanFollowEndsSoonerThanARequestThatMayGoOn() throws {
+        let builtins = try CommandRecognizer(authorization: TestAuthorization.speechRecognition())
+        let stop = try delays(builtins, Fixtures.demo.appendingPathComponent("stop.wav"))
+        #expect(stop.map(\.intent) == ["stop"])
+        #expect(stop.allSatisfy { $0.delay < 0.45 }, "\(stop)")
+
+        // "... a twelve ounce light roast coffee": a whole order, which "with oat milk" could still follow.
+        let coffee = try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [
+            Context(contentsOf: Fixtures.root.appendingPathComponent("Models/contexts/coffee_maker.yaml"))]),
+                                           authorization: TestAuthorization.speechRecognition())
+        let order = try delays(coffee, Fixtures.root.appendingPathComponent("Tests/Golden/real-coffee/0075d273-51bb-47cb-b323-4437bd0de029.wav"))
+        #expect(order.map(\.intent) == ["orderDrink"])
+        #expect(order.allSatisfy { (0.5..<0.9).contains($0.delay) }, "\(order)")
+    }
+}
