@@ -12,18 +12,8 @@ Usage: scripts/accuracy.py [--every N] [--snr 24,18,12,9,6] [--noise FILE ...] [
                            [--quiet-only] [--json OUT] [-- HEED TEST OPTIONS]
   --every N   every Nth file of each suite only (a quick subset; default 1: all of them)
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
-try:
-    import yaml
-except ImportError:
-    sys.exit("accuracy: needs PyYAML (pip install pyyaml, or apt install python3-yaml)")
-
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-shared = os.path.join(os.path.dirname(root), "shared")
-real = os.path.join(shared, "real-speech")
-heed = os.path.join(root, ".build/release/heed")
-model = "/usr/share/pocketsphinx/model/en-us"
-COMMANDS = ["start", "stop", "pause", "resume", "done", "cancel"]
+import argparse, json, os, shutil, subprocess, sys, tempfile, time
+from realspeech import COMMANDS, expectations, heed, plain_batch, real, rhino_to_regex_and_jsgf, root, score_plain, subset
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("--every", type=int, default=1)
@@ -47,174 +37,13 @@ def log(text):
     print(text, file=sys.stderr, flush=True)
 
 
-def subset(name):
-    """A copy of suite `name` holding every Nth file (symlinks), with its suite.yml cut to match."""
-    source = os.path.join(real, name)
-    target = os.path.join(work, "suites", name)
-    os.makedirs(target)
-    lines = open(os.path.join(source, "suite.yml")).read().splitlines()
-    kept, index, in_files = [], 0, False
-    for line in lines:
-        if line.startswith("files:"):
-            in_files = True
-        match = re.match(r"  ([^ #][^:]*\.wav):", line) if in_files else None
-        if match:
-            if index % args.every == 0:
-                kept.append(line)
-                os.symlink(os.path.join(source, match.group(1)), os.path.join(target, match.group(1)))
-            index += 1
-        else:
-            kept.append(line)
-    open(os.path.join(target, "suite.yml"), "w").write("\n".join(kept) + "\n")
-    for extra in os.listdir(source):
-        if extra.endswith(".yaml"):
-            os.symlink(os.path.join(source, extra), os.path.join(target, extra))
-    return target
-
-
-# --- plain PocketSphinx: the grammar, and what its word sequences mean -------------------------
-
-def rhino_to_regex_and_jsgf(context_path):
-    """The context's expressions as one regex per expression (slots as named groups) and as a JSGF."""
-    context = yaml.safe_load(open(context_path))["context"]
-    slots = context.get("slots", {})
-    macros = context.get("macros", {})
-
-    def parse(text):
-        tokens = re.findall(r"\$[\w]+:[\w]+|@\w+|[\[\](),]|[^\s\[\](),]+", text)
-        position = 0
-
-        def sequence(closer):
-            nonlocal position
-            items = []
-            while position < len(tokens) and tokens[position] not in (closer, ","):
-                token = tokens[position]
-                position += 1
-                if token in "[(":
-                    close = "]" if token == "[" else ")"
-                    alternatives = [sequence(close)]
-                    while tokens[position] == ",":
-                        position += 1
-                        alternatives.append(sequence(close))
-                    position += 1
-                    items.append(("choice", alternatives, token == "("))
-                elif token.startswith("$"):
-                    slot_type, slot_name = token[1:].split(":")
-                    items.append(("slot", slot_type, slot_name))
-                elif token.startswith("@"):
-                    items.append(("macro", token[1:]))
-                else:
-                    items.append(("word", token.lower()))
-            return ("seq", items)
-        return sequence(None)
-
-    def regex(node, names):
-        kind = node[0]
-        if kind == "word":
-            return re.escape(node[1]) + " "
-        if kind == "seq":
-            return "".join(regex(item, names) for item in node[1])
-        if kind == "choice":
-            body = "|".join(regex(item, names) for item in node[1])
-            return f"(?:{body})" + ("?" if node[2] else "")
-        if kind == "slot":
-            values = sorted(slots[node[1]], key=len, reverse=True)
-            group = node[2] if node[2] not in names else None
-            names.add(node[2])
-            body = "|".join(re.escape(value.lower()) + " " for value in values)
-            return f"(?P<{group}>{body})" if group else f"(?:{body})"
-        if kind == "macro":
-            return "(?:" + "|".join(regex(parse(text), names) for text in macros[node[1]]) + ")"
-
-    def jsgf(node):
-        kind = node[0]
-        if kind == "word":
-            return node[1]
-        if kind == "seq":
-            return " ".join(jsgf(item) for item in node[1]) or "<NULL>"
-        if kind == "choice":
-            body = " | ".join(jsgf(item) for item in node[1])
-            return f"[{body}]" if node[2] else f"({body})"
-        if kind == "slot":
-            return f"<slot_{node[1]}>"
-        if kind == "macro":
-            return "(" + " | ".join(jsgf(parse(text)) for text in macros[node[1]]) + ")"
-
-    patterns, rules = [], []
-    for intent, expressions in context["expressions"].items():
-        for text in expressions:
-            tree = parse(text)
-            patterns.append((intent, re.compile(regex(tree, set()))))
-            rules.append(jsgf(tree))
-    grammar = "#JSGF V1.0;\ngrammar context;\npublic <request> = " + " |\n    ".join(f"({rule})" for rule in rules) + ";\n"
-    for slot_type, values in slots.items():
-        grammar += f"<slot_{slot_type}> = " + " | ".join(f"({value.lower()})" for value in values) + ";\n"
-
-    def meaning(words):
-        text = " ".join(words) + " "
-        for intent, pattern in patterns:
-            match = pattern.fullmatch(text)
-            if match:
-                return intent, {k: v.strip() for k, v in match.groupdict().items() if v}
-        return None
-    return grammar, meaning
-
-
-def expectations(suite_dir):
-    """file -> (intent, slots) or None (must not be understood), from the suite's suite.yml."""
-    suite = yaml.safe_load(open(os.path.join(suite_dir, "suite.yml")))
-    expected = {}
-    for name, entry in suite["files"].items():
-        if entry.get("understood") is False:
-            expected[name] = None
-        else:
-            expected[name] = (entry["intent"], entry.get("slots", {}))
-    return suite, expected
-
-
-def plain_batch(files, grammar_path, hyp_path, fsg=None, dictionary=None):
-    """pocketsphinx_batch over `files` (16 kHz mono WAVs) on both cores; returns {file: [words]}."""
-    halves = [files[0::2], files[1::2]]
-    procs = []
-    for index, half in enumerate(halves):
-        if not half:
-            continue
-        ctl = f"{hyp_path}.{index}.ctl"
-        open(ctl, "w").write("".join(f"{f[:-4]}\n" for f in half))
-        procs.append((subprocess.Popen(
-            ["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", "/", "-cepext", ".wav", "-ctl", ctl,
-             "-hmm", os.path.join(model, "en-us"), "-dict", dictionary or os.path.join(model, "cmudict-en-us.dict"),
-             *(["-fsg", fsg] if fsg else ["-jsgf", grammar_path]), "-hyp", f"{hyp_path}.{index}", "-logfn", "/dev/null"]), f"{hyp_path}.{index}"))
-    words = {}
-    for proc, hyp in procs:
-        proc.wait()
-        for line in open(hyp):
-            match = re.match(r"(.*?)\s*\((\S+)(?: -?\d+)?\)\s*$", line)
-            if match:
-                words[match.group(2)] = [w for w in match.group(1).split() if not w.startswith("<") and w != "[NOISE]"]
-    return {f: [re.sub(r"\(\d+\)$", "", w) for w in words.get(f[:-4], [])] for f in files}
-
-
-def score_plain(results, expected, meaning):
-    accepted = positives = false = negatives = 0
-    for name, want in expected.items():
-        got = results[name]
-        if want is None:
-            negatives += 1
-            false += got is not None
-        else:
-            positives += 1
-            accepted += got is not None and got[0] == want[0] and got[1] == want[1]
-    return accepted, positives, false, negatives
-
-
 # --- the run -------------------------------------------------------------------------------------
 
 snrs = [] if args.quiet_only else [float(x) for x in args.snr.split(",") if x]
 rows = []
 report = {"every": args.every, "heedArgs": args.heed_args, "conditions": []}
 for name in args.suites.split(","):
-    suite_dir = subset(name)
+    suite_dir = subset(name, args.every, work)
     suite, expected = expectations(suite_dir)
     if suite.get("contexts"):
         grammar, meaning = rhino_to_regex_and_jsgf(os.path.join(suite_dir, suite["contexts"][0]))

@@ -1,24 +1,38 @@
 #!/usr/bin/env python3
-"""`make bench`: Heed's decode cost, latency and memory, side by side with plain PocketSphinx
-(pocketsphinx_batch on the files, pocketsphinx_continuous -infile on the same files as one stream; each with
-the six-word JSGF, and with Heed's own grammar from `heed context export`).
+"""`make bench`: what Heed costs on a board, beside plain PocketSphinx on the same files in the same run.
 
-Prints one table. Figures go to BENCHMARKS.md by hand, with the machine they came from.
-Usage: scripts/bench.py [--quick]   (--quick: 30 utterances of latency instead of 100)
+1. A real context: people ordering coffee (../shared/real-speech/coffee) against Picovoice's
+   coffee-maker context (80 expressions), in quiet and mixed with pink noise and six-voice babble
+   at 12 dB. Heed (`heed recognize`, one process) against pocketsphinx_batch on the context's
+   language as a minimal word graph (`heed context export --language-only`), interleaved A B A B:
+   CPU per audio second, the ratio, peak RSS, accuracy of both. The same noisy files against a
+   generated 100-expression context: peak RSS.
+2. Long speech: a person reading (librivox), one stream, against pocketsphinx_continuous.
+3. Memory over a long noisy stream (15 minutes; 5 with --quick) piped into `heed recognize -`:
+   RSS sampled as it runs.
+4. Latency from the end of speech to the intent event on paced live input (`heed listen --input`):
+   whole commands nothing can follow (the built-ins), and real coffee orders (which may go on).
+5. Start-up, context compile, the ring buffer.
+
+Prints one report. Figures go to BENCHMARKS.md by hand, with the machine they came from.
+Usage: scripts/bench.py [--quick]   (--quick: every 10th request instead of every 3rd, shorter streams)
 """
-import array, atexit, glob, json, math, os, re, shutil, statistics, subprocess, sys, tempfile, time, wave
+import array, atexit, glob, json, math, os, re, resource, shutil, statistics, subprocess, sys, tempfile, threading, time, wave
+from realspeech import COMMANDS, expectations, heed, model, real, rhino_to_regex_and_jsgf, root, subset
 
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-heed = os.path.join(root, ".build/release/heed")
-model = "/usr/share/pocketsphinx/model/en-us"
-corpus = os.path.join(os.path.dirname(root), "shared/corpus/pocketsphinx-test-data")
 quick = "--quick" in sys.argv
+every = 10 if quick else 3
 work = tempfile.mkdtemp(prefix="heed-bench-")
-# Some 26 MB of mixes and streams: removed when the bench ends, on an error or Ctrl-C too.
+# Mixes and streams: removed when the bench ends, on an error or Ctrl-C too.
 atexit.register(shutil.rmtree, work, ignore_errors=True)
 # A test rig: temporary decisions and the test-rig policy, never the user's own.
 env = dict(os.environ, HEED_STATE_DIR=os.path.join(work, "state"), HEED_POLICY=os.path.join(root, "Models/test-rig.policy.yml"))
-COMMANDS = ["start", "stop", "pause", "resume", "done", "cancel"]
+if not os.path.isdir(real):
+    sys.exit(f"bench: {real} is missing (the real-speech suites live beside the project)")
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
 
 
 def timed(cmd, **kw):
@@ -43,222 +57,83 @@ def speech_end(frames, rate=16000, below=40):
     return (max(i for i, level in enumerate(levels) if level >= peak - below) + 1) * n / rate
 
 
-def expected(path):
-    name = os.path.basename(path).split("-")[0]
-    return name if name in COMMANDS else None
+def to_16k(files, folder):
+    """16 kHz mono 16-bit copies (pocketsphinx_batch reads the samples raw after a 44-byte header)."""
+    os.makedirs(folder, exist_ok=True)
+    out = []
+    for f in files:
+        target = os.path.join(folder, os.path.basename(f))
+        subprocess.run(["sox", f, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", target], check=True)
+        out.append(target)
+    return out
 
 
-def score(results):
-    """results: {path: [intent or None for each understood utterance]} -> (accepted, positives, false, negatives)."""
-    acc = pos = fa = neg = 0
-    for path, got in results.items():
-        want = expected(path)
-        if want is None:
-            neg += 1
-            fa += bool(got)
-        else:
-            pos += 1
-            acc += got == [want]
-    return acc, pos, fa, neg
+# --- 1. The coffee-maker context on real requests ---------------------------------------------
+
+suite_dir = subset("coffee", every, work)
+suite, expected = expectations(suite_dir)
+context = os.path.join(suite_dir, suite["contexts"][0])
+_, meaning = rhino_to_regex_and_jsgf(context)
+fsg, dictionary = os.path.join(work, "coffee.fsg"), os.path.join(work, "coffee.dict")
+subprocess.run([heed, "context", "export", "--language-only", "--no-builtins", "--context", context,
+                "--write-fsg", fsg, "--write-dict", dictionary], env=env, check=True)
+graph_size = re.search(r"(\d[\d,]*) states", subprocess.run([heed, "context", "check", context], env=env, capture_output=True, text=True).stdout)
 
 
-# 1. Decode cost on the same files, same model, same six-word grammar; interleaved A B A B.
-files = sorted(glob.glob(os.path.join(root, "Audio/builtins/*.wav")))
-audio_seconds = sum(duration(f) for f in files)
-gram = os.path.join(work, "commands.gram")
-open(gram, "w").write("#JSGF V1.0;\ngrammar commands;\npublic <c> = " + " | ".join(COMMANDS) + ";\n")
-ctl = os.path.join(work, "files.ctl")
-open(ctl, "w").write("".join(os.path.relpath(f, root)[:-4] + "\n" for f in files))
-hyp = os.path.join(work, "batch.hyp")
-batch = ["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", root, "-cepext", ".wav", "-ctl", ctl,
-         "-hmm", os.path.join(model, "en-us"), "-dict", os.path.join(model, "cmudict-en-us.dict"), "-jsgf", gram,
-         "-hyp", hyp, "-logfn", "/dev/null"]
-# Heed's own grammar (the commands, their accent variants and the garbage loops), written out for
-# plain PocketSphinx: the same language, so its runs on it compare at (nearly) Heed's rejection.
-heed_fsg, heed_dict = os.path.join(work, "heed.fsg"), os.path.join(work, "heed.dict")
-subprocess.run([heed, "context", "export", "--write-fsg", heed_fsg, "--write-dict", heed_dict], env=env, check=True)
-hyp_fsg = os.path.join(work, "batch-fsg.hyp")
-batch_fsg = ["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", root, "-cepext", ".wav", "-ctl", ctl,
-             "-hmm", os.path.join(model, "en-us"), "-dict", heed_dict, "-fsg", heed_fsg, "-hyp", hyp_fsg, "-logfn", "/dev/null",
-             # Heed's own setting (see Decoder.swift): PocketSphinx's noise removal wrecks the contexts' clean
-             # recordings ("make me a large latte with oat milk" -> "are stop really old").
-             "-remove_noise", "no"]
-
-
-def command_of(words):
-    """The built-in command that `words` (PocketSphinx's, with Heed's grammar) are, or None: a path
-    through the garbage loops is not a command."""
-    spoken = [re.sub(r"\(\d+\)$", "", w).replace("~nr", "") for w in words if w[:1] not in "<[+("]
-    return spoken[0] if len(spoken) == 1 and spoken[0] in COMMANDS else None
-
-
-def heed_intents(out, paths):
-    """`heed recognize --json` output -> {path: [intent of each understood utterance]}."""
-    results = {f: [] for f in paths}
+def heed_accepted(out, files):
+    """`heed recognize --json` lines -> how many files gave exactly their one expected intent and slots."""
+    got = {f: [] for f in files}
     for line in out.splitlines():
         item = json.loads(line)
-        if item["understood"]:
-            results[item["file"]].append(item["intent"])
-    return results
+        if item.get("understood"):
+            got[item["file"]].append((item["intent"], item.get("slots", {})))
+    return sum(got[f] == [expected[os.path.basename(f)]] for f in files)
 
 
-def batch_intents(hyp_file, base, paths, intent_of):
-    """pocketsphinx_batch's -hyp file (utterance ids relative to `base`) -> {path: [intent]}, where
-    `intent_of` turns a hypothesis text into a command or None."""
-    results = {f: [] for f in paths}
-    for line in open(hyp_file):
-        text, _, rest = line.rpartition(" (")
-        path = os.path.join(base, rest.split()[0] + ".wav")
-        intent = intent_of(text)
-        if path in results and intent:
-            results[path] = [intent]
-    return results
+def batch_accepted(files):
+    """pocketsphinx_batch (one process, timed) on `files` -> (accepted, cpu s, peak RSS MB)."""
+    ctl, hyp = os.path.join(work, "batch.ctl"), os.path.join(work, "batch.hyp")
+    open(ctl, "w").write("".join(f[:-4] + "\n" for f in files))
+    _, _, cpu, rss = timed(["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", "/", "-cepext", ".wav", "-ctl", ctl,
+                            "-hmm", os.path.join(model, "en-us"), "-dict", dictionary, "-fsg", fsg, "-hyp", hyp, "-logfn", "/dev/null"])
+    words = {}
+    for line in open(hyp):
+        match = re.match(r"(.*?)\s*\((\S+)(?: -?\d+)?\)\s*$", line)
+        if match:
+            words[match.group(2)] = [re.sub(r"\(\d+\)$", "", w) for w in match.group(1).split() if not w.startswith("<") and w != "[NOISE]"]
+    accepted = sum(meaning(words.get(f[:-4], [])) == expected[os.path.basename(f)] for f in files if words.get(f[:-4]))
+    return accepted, cpu, rss
 
 
-def six_word_intent(text):
-    return text.strip() or None
-
-
-runs = {"heed": [], "batch": [], "batch-fsg": []}
-heed_results = {}
-for _ in range(2):
-    out, wall, cpu, rss = timed([heed, "recognize", "--json", *files], env=env)
-    runs["heed"].append((cpu, rss))
-    heed_results = heed_intents(out, files)
-    _, wall, cpu, rss = timed(batch)
-    runs["batch"].append((cpu, rss))
-    _, wall, cpu, rss = timed(batch_fsg)
-    runs["batch-fsg"].append((cpu, rss))
-batch_results = batch_intents(hyp, root, files, six_word_intent)
-batch_fsg_results = batch_intents(hyp_fsg, root, files, lambda text: command_of(text.split()))
-model_load = timed([heed, "context", "check", os.path.join(root, "Models/contexts/lights.yml")])[1]
-
-# 1b. The same recordings as one long stream: heed recognize against pocketsphinx_continuous
-# -infile (its own voice activity detection), interleaved A B A B. Each decoded command is
-# credited to the recording its middle falls in, then scored as above.
-stream_wav = os.path.join(work, "builtins-stream.wav")
-subprocess.run(["sox", *files, stream_wav], check=True)
-spans, t = [], 0.0
-for f in files:
-    spans.append((t, t + duration(f), f))
-    t += duration(f)
-
-def credit(found):
-    results = {f: [] for f in files}
-    for start, end, intent in found:
-        middle = (start + end) / 2
-        owner = next((f for a, b, f in spans if a <= middle < b), None)
-        if owner:
-            results[owner].append(intent)
-    return results
-
-continuous = ["pocketsphinx_continuous", "-infile", stream_wav, "-hmm", os.path.join(model, "en-us"),
-              "-dict", os.path.join(model, "cmudict-en-us.dict"), "-jsgf", gram, "-time", "yes", "-logfn", "/dev/null"]
-continuous_fsg = ["pocketsphinx_continuous", "-infile", stream_wav, "-hmm", os.path.join(model, "en-us"),
-                  "-dict", heed_dict, "-fsg", heed_fsg, "-time", "yes", "-logfn", "/dev/null", "-remove_noise", "no"]
-
-
-def continuous_commands(out):
-    """(start, end, command) for each utterance pocketsphinx_continuous -time yes decoded to a command:
-    a hypothesis line, then one 'word start end probability' line per word."""
-    found, words = [], None
-    def close():
-        spoken = [w for w in (words or []) if w[0][:1] not in "<[+("]
-        intent = command_of([w for w, _, _ in spoken])
-        if intent:
-            found.append((spoken[0][1], spoken[-1][2], intent))
-    for line in out.splitlines():
-        fields = line.split()
-        if len(fields) == 4 and re.fullmatch(r"-?[\d.]+", fields[1]) and re.fullmatch(r"-?[\d.]+", fields[2]):
-            words = (words or []) + [(fields[0], float(fields[1]), float(fields[2]))]
-        else:
-            close()
-            words = []
-    close()
-    return found
-
-
-stream_runs = {"heed": [], "continuous": [], "continuous-fsg": []}
-for _ in range(2):
-    out, _, cpu, rss = timed([heed, "recognize", "--json", stream_wav], env=env)
-    stream_runs["heed"].append((cpu, rss))
-    heed_stream = credit([(e["start"], e["end"], e["intent"]) for e in map(json.loads, out.splitlines()) if e["understood"]])
-    out, _, cpu, rss = timed(continuous)
-    stream_runs["continuous"].append((cpu, rss))
-    words = []
-    for line in out.splitlines():
-        fields = line.split()
-        if len(fields) == 4 and fields[0] in COMMANDS:
-            words.append((float(fields[1]), float(fields[2]), fields[0]))
-    continuous_stream = credit(words)
-    out, _, cpu, rss = timed(continuous_fsg)
-    stream_runs["continuous-fsg"].append((cpu, rss))
-    continuous_fsg_stream = credit(continuous_commands(out))
-
-# 1c. Noisy input: the same recordings mixed with room noise at 12 dB (`heed test --keep-audio` makes
-# the mixes), decoded by heed recognize and by pocketsphinx_batch with the six-word JSGF, interleaved.
-# Quiet files never reach Heed's noisy-utterance passes (suppressed audio, background talk), so only
-# this shows what they cost.
-noisy = {}
-for noise_name in ["pink", "babble"]:
-    keep = os.path.join(work, "mixes-" + noise_name)
-    subprocess.run([heed, "test", os.path.join(root, "Audio/builtins"), "--noise", os.path.join(root, "Audio/noise", noise_name + ".wav"),
-                    "--snr", "12", "--no-clean", "--keep-audio", keep], env=env, capture_output=True)
-    mixes = sorted(glob.glob(os.path.join(keep, "*", "*", "*.wav")))
-    mix_ctl, mix_hyp = os.path.join(work, noise_name + ".ctl"), os.path.join(work, noise_name + ".hyp")
-    open(mix_ctl, "w").write("".join(os.path.relpath(f, keep)[:-4] + "\n" for f in mixes))
-    mix_batch = batch[:]
-    for flag, value in [("-cepdir", keep), ("-ctl", mix_ctl), ("-hyp", mix_hyp)]:
-        mix_batch[mix_batch.index(flag) + 1] = value
-    mix_runs = {"heed": [], "batch": []}
+def compare(label, files):
+    """Heed and pocketsphinx_batch on `files`, interleaved twice; one row of the table."""
+    seconds = sum(duration(f) for f in files)
+    converted = to_16k(files, os.path.join(work, "plain", label.replace(" ", "")))
+    heed_runs, plain_runs = [], []
     for _ in range(2):
-        out, _, cpu, rss = timed([heed, "recognize", "--json", *mixes], env=env)
-        mix_runs["heed"].append((cpu, rss))
-        heed_mix = heed_intents(out, mixes)
-        _, _, cpu, rss = timed(mix_batch)
-        mix_runs["batch"].append((cpu, rss))
-    noisy[noise_name] = (mix_runs, heed_mix, batch_intents(mix_hyp, keep, mixes, six_word_intent))
+        out, _, cpu, rss = timed([heed, "recognize", "--json", "--no-builtins", "--context", context, *files], env=env)
+        heed_runs.append((cpu, rss, heed_accepted(out, files)))
+        accepted, cpu, rss = batch_accepted(converted)
+        plain_runs.append((cpu, rss, accepted))
+    h_cpu, p_cpu = statistics.median(r[0] for r in heed_runs), statistics.median(r[0] for r in plain_runs)
+    row = (label, len(files), seconds, h_cpu / seconds, p_cpu / seconds, h_cpu / p_cpu, max(r[1] for r in heed_runs),
+           max(r[1] for r in plain_runs), heed_runs[-1][2], plain_runs[-1][2])
+    log(f"   {label}: heed {row[3]:.3f} CPU/s {row[6]:.1f} MB {row[8]}/{len(files)}; plain {row[4]:.3f} {row[7]:.1f} MB {row[9]}/{len(files)}")
+    return row
 
-# 2. Latency: end of speech to intent event, on paced live input (heed listen --input).
-count = 30 if quick else 100
-positives = [f for f in files if expected(f)]
-chosen = [positives[i % len(positives)] for i in range(count)]
-long_wav = os.path.join(work, "commands.wav")
-speech_ends, offset = [], 0.0  # where each recording's speech ends in the stream, in seconds
-with wave.open(long_wav, "wb") as out:
-    out.setnchannels(1); out.setsampwidth(2); out.setframerate(16000)
-    for f in chosen:
-        with wave.open(f) as w:
-            frames = w.readframes(w.getnframes())
-            out.writeframes(frames)
-            speech_ends.append(offset + speech_end(frames))
-            offset += w.getnframes() / 16000
-started = time.time()
-out, wall, cpu, listen_rss = timed([heed, "listen", "--json", "--input", long_wav], env=env)
-events = [json.loads(l) for l in out.splitlines()]
-listening = next(e for e in events if e["event"] == "listening")
-heard = [e for e in events if e["event"] in ("intent", "not-understood")]
-# Two yardsticks: the end of the decoder's last word (where it aligned the word, which moves with
-# the model: over the quiet floor it came ~130 ms earlier), and the end of the speech in the
-# recording the event came from (the last recording whose speech ends before the decoder's end
-# plus half a second).
-latencies = [(e["timestamp"] - listening["timestamp"] - e["end"]) * 1000 for e in heard]
-audio_latencies = [(e["timestamp"] - listening["timestamp"] - max(end for end in speech_ends if end <= e["end"] + 0.5)) * 1000
-                   for e in heard if any(end <= e["end"] + 0.5 for end in speech_ends)]
-stopped = events[-1]
-startup = listening["timestamp"] - started
 
-# Idle: 30 s of room noise only.
-noise = os.path.join(work, "noise.wav")
-subprocess.run(["sox", "-q", "-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", "30", "pinknoise", "vol", "0.002"], check=True)
-_, idle_wall, idle_cpu, _ = timed([heed, "listen", "--json", "--input", noise], env=env)
+log(f"== coffee requests, every {every}. file ({len(expected)})")
+quiet_files = [os.path.realpath(os.path.join(suite_dir, f)) for f in expected]
+rows = [compare("quiet", quiet_files)]
+mixes = {}
+for noise in ["pink", "babble"]:
+    keep = os.path.join(work, "mixes-" + noise)
+    subprocess.run([heed, "test", suite_dir, "--noise", os.path.join(root, "Audio/noise", noise + ".wav"), "--snr", "12",
+                    "--no-clean", "--keep-audio", keep], env=env, capture_output=True)
+    mixes[noise] = sorted(glob.glob(os.path.join(keep, "*", "*", "*.wav")))
+    rows.append(compare(f"{noise} noise at 12 dB", mixes[noise]))
 
-# 4. Ring buffer: samples per second from a producer thread to a consumer thread (median of 3).
-ring_bin = os.path.join(os.path.dirname(heed), "heed-ring-bench")
-ring_runs = [json.loads(subprocess.run([ring_bin], capture_output=True, text=True, check=True).stdout) for _ in range(3)]
-ring = sorted(ring_runs, key=lambda r: r["samplesPerSecond"])[1]
-
-# 3. Context compile: a large generated context (100 expressions), against the smallest one.
+# The largest context the issue allows (100 expressions, three 20-word slots), on the noisy files.
 words = ["red", "green", "blue", "white", "black", "brown", "gray", "pink", "orange", "yellow",
          "kitchen", "garden", "hallway", "office", "garage", "bedroom", "bathroom", "attic", "porch", "cellar"]
 big = os.path.join(work, "big.yml")
@@ -267,47 +142,149 @@ with open(big, "w") as f:
     for n in range(100):
         f.write(f"    intent{n}:\n      - \"[turn, make, set, switch] (the) $a:x [on, off, up, down] $b:y (the) [lights, lamp, fan, heater] $c:z [now, please, quickly, today]\"\n")
     f.write("  slots:\n" + "".join(f"    {s}: [{', '.join(words)}]\n" for s in "abc"))
+_, big_wall, big_cpu, big_rss = timed([heed, "recognize", "--json", "--context", big, *mixes["babble"]], env=env)
 big_check = timed([heed, "context", "check", big])[1]
 
-def comparison(other, heed_runs, heed_results, other_runs, other_results):
-    """One side-by-side table: heed against `other`, CPU as the median of the interleaved runs."""
-    h_cpu, o_cpu = (statistics.median(c for c, _ in r) for r in (heed_runs, other_runs))
-    (h_acc, h_pos, h_fa, h_neg), (o_acc, o_pos, o_fa, o_neg) = score(heed_results), score(other_results)
-    print(f"| | heed recognize | {other} |")
-    print("| --- | --- | --- |")
-    print(f"| CPU s per audio s | {h_cpu / audio_seconds:.4f} | {o_cpu / audio_seconds:.4f} |")
-    print(f"| ratio | {h_cpu / o_cpu:.2f}x | 1x |")
-    print(f"| commands accepted | {h_acc}/{h_pos} | {o_acc}/{o_pos} |")
-    print(f"| false acceptance | {h_fa}/{h_neg} | {o_fa}/{o_neg} |")
-    print(f"| peak RSS | {max(r for _, r in heed_runs):.1f} MB | {max(r for _, r in other_runs):.1f} MB |")
-    print("")
+# --- 2. Long speech: a person reading ---------------------------------------------------------
+
+log("== long speech")
+reading = os.path.join(work, "librivox.wav")
+librivox = sorted(glob.glob(os.path.join(os.path.dirname(real), "corpus/pocketsphinx-test-data/librivox/*.wav")))
+subprocess.run(["sox", *librivox, *librivox, "-r", "16000", "-c", "1", "-b", "16", reading], check=True)
+gram = os.path.join(work, "commands.gram")
+open(gram, "w").write("#JSGF V1.0;\ngrammar commands;\npublic <c> = " + " | ".join(COMMANDS) + ";\n")
+long_runs = {"heed": [], "plain": []}
+for _ in range(2):
+    out, _, cpu, rss = timed([heed, "recognize", "--json", reading], env=env)
+    long_runs["heed"].append((cpu, rss, sum(bool(json.loads(l).get("understood")) for l in out.splitlines())))
+    out, _, cpu, rss = timed(["pocketsphinx_continuous", "-infile", reading, "-hmm", os.path.join(model, "en-us"),
+                              "-dict", os.path.join(model, "cmudict-en-us.dict"), "-jsgf", gram, "-logfn", "/dev/null"])
+    long_runs["plain"].append((cpu, rss, sum(1 for l in out.splitlines() if l.strip() in COMMANDS)))
+reading_seconds = duration(reading)
+
+# --- 3. Memory over a long noisy stream -------------------------------------------------------
+
+minutes = 5 if quick else 15
+log(f"== {minutes}-minute noisy stream")
+pieces, total = [], 0.0
+while total < minutes * 60:
+    for f in mixes["pink"] + mixes["babble"]:
+        pieces.append(f)
+        total += duration(f)
+        if total >= minutes * 60:
+            break
+stream = os.path.join(work, "stream.raw")
+subprocess.run(["sox", *pieces, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", "-t", "raw", stream], check=True)
+samples_rss = []  # (seconds of audio read, RSS MB)
+started, before = time.time(), resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(stream, "rb") as audio:
+    proc = subprocess.Popen([heed, "recognize", "--json", "--no-builtins", "--context", context, "-"], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    fed = 0
+
+    def watch():
+        while proc.poll() is None:
+            try:
+                rss = int(re.search(r"VmRSS:\s+(\d+)", open(f"/proc/{proc.pid}/status").read()).group(1)) / 1024
+                samples_rss.append((fed / 32000, rss))
+            except (OSError, AttributeError):
+                pass
+            time.sleep(0.5)
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    while chunk := audio.read(32000):
+        proc.stdin.write(chunk)
+        fed += len(chunk)
+    proc.stdin.close()
+    proc.wait()
+    watcher.join()
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+stream_cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+stream_wall = time.time() - started
+first_minute = [rss for at, rss in samples_rss if 60 <= at <= 120] or [samples_rss[0][1]]
+last_minute = [rss for at, rss in samples_rss if at >= total - 60] or [samples_rss[-1][1]]
+
+# --- 4. Latency ------------------------------------------------------------------------------
+
+def latency(files, extra, label):
+    """heed listen --input on `files` as one paced stream: ms from the end of each recording's speech
+    to its event, for intents and for utterances not understood; and start-up to listening."""
+    log(f"== latency: {label}")
+    stream_wav = os.path.join(work, label + ".wav")
+    ends, offset = [], 0.0
+    with wave.open(stream_wav, "wb") as out:
+        out.setnchannels(1); out.setsampwidth(2); out.setframerate(16000)
+        for f in files:
+            with wave.open(f) as w:
+                frames = w.readframes(w.getnframes())
+            out.writeframes(frames)
+            ends.append(offset + speech_end(frames))
+            offset += len(frames) / 2 / 16000
+    started = time.time()
+    out, wall, cpu, rss = timed([heed, "listen", "--json", "--input", stream_wav, *extra], env=env)
+    events = [json.loads(l) for l in out.splitlines()]
+    listening = next(e for e in events if e["event"] == "listening")
+    by_kind = {"intent": [], "not-understood": []}
+    for e in events:
+        if e["event"] in by_kind and any(end <= e["end"] + 0.5 for end in ends):
+            spoken = max(end for end in ends if end <= e["end"] + 0.5)
+            by_kind[e["event"]].append((e["timestamp"] - listening["timestamp"] - spoken) * 1000)
+    return by_kind, listening["timestamp"] - started, rss, 100 * cpu / wall
 
 
-q = statistics.quantiles(latencies, n=20)
+count = 30 if quick else 100
+builtin_commands = [f for f in sorted(glob.glob(os.path.join(root, "Audio/builtins/*.wav"))) if os.path.basename(f).split("-")[0] in COMMANDS]
+commands_latency, startup, listen_rss, listen_cpu = latency([builtin_commands[i % len(builtin_commands)] for i in range(count)], [], "builtins")
+orders = quiet_files[: (8 if quick else 25)]
+orders_latency, coffee_startup, coffee_rss, _ = latency(orders, ["--no-builtins", "--context", context], "coffee")
+
+noise = os.path.join(work, "noise.wav")
+subprocess.run(["sox", "-q", "-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", "30", "pinknoise", "vol", "0.002"], check=True)
+_, idle_wall, idle_cpu, _ = timed([heed, "listen", "--json", "--input", noise], env=env)
+
+# --- 5. The ring buffer ----------------------------------------------------------------------
+
+ring_bin = os.path.join(os.path.dirname(heed), "heed-ring-bench")
+ring_runs = [json.loads(subprocess.run([ring_bin], capture_output=True, text=True, check=True).stdout) for _ in range(3)]
+ring = sorted(ring_runs, key=lambda r: r["samplesPerSecond"])[1]
+
+# --- Report ----------------------------------------------------------------------------------
+
+def quantiles(values):
+    if len(values) < 2:
+        return "-" if not values else f"{values[0]:.0f} ms (one)"
+    q = statistics.quantiles(values, n=20)
+    return f"p50 {statistics.median(values):.0f} ms, p95 {q[18]:.0f} ms, max {max(values):.0f} ms ({len(values)})"
+
+
 print(f"machine: {os.uname().nodename} {os.uname().machine}, {os.cpu_count()} cores")
-print(f"decode set: Audio/builtins, {len(files)} files, {audio_seconds:.1f} s of audio, one process each, median of 2 interleaved runs")
+print(f"coffee-maker context ({graph_size.group(1) if graph_size else '?'} states as a word graph), real requests "
+      f"(every {every}. of ../shared/real-speech/coffee), one process each, median CPU of 2 interleaved runs:")
 print("")
-comparison("pocketsphinx_batch (same model, six-word JSGF)", runs["heed"], heed_results, runs["batch"], batch_results)
-print("the same files against Heed's own grammar (`heed context export`: commands, accent variants, garbage loops):")
+print("| condition | files (audio s) | Heed CPU s / audio s | plain CPU s / audio s | ratio | Heed peak RSS | plain peak RSS | Heed accepted | plain accepted |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for label, n, seconds, h, p, ratio, h_rss, p_rss, h_acc, p_acc in rows:
+    print(f"| {label} | {n} ({seconds:.0f} s) | {h:.3f} | {p:.3f} | {ratio:.1f}x | {h_rss:.1f} MB | {p_rss:.1f} MB | "
+          f"{h_acc}/{n} ({100 * h_acc / n:.1f} %) | {p_acc}/{n} ({100 * p_acc / n:.1f} %) |")
 print("")
-comparison("pocketsphinx_batch -fsg (Heed's grammar)", runs["heed"], heed_results, runs["batch-fsg"], batch_fsg_results)
-print(f"the same {len(files)} recordings as one {audio_seconds:.0f} s stream, median of 2 interleaved runs:")
-print("")
-comparison("pocketsphinx_continuous -infile (six-word JSGF)", stream_runs["heed"], heed_stream, stream_runs["continuous"], continuous_stream)
-comparison("pocketsphinx_continuous -infile -fsg (Heed's grammar)", stream_runs["heed"], heed_stream, stream_runs["continuous-fsg"], continuous_fsg_stream)
-for noise_name, (mix_runs, heed_mix, batch_mix) in noisy.items():
-    print(f"the same {len(files)} recordings mixed with {noise_name} noise at 12 dB (heed test --keep-audio), median of 2 interleaved runs:")
-    print("")
-    comparison("pocketsphinx_batch (six-word JSGF)", mix_runs["heed"], heed_mix, mix_runs["batch"], batch_mix)
-qa = statistics.quantiles(audio_latencies, n=20)
-print(f"latency to the intent event, heed listen --input, {len(latencies)} utterances (includes the trailing silence that ends an utterance):")
-print(f"  from the end of the speech in the recording ({len(audio_latencies)}): p50 {statistics.median(audio_latencies):.0f} ms, "
-      f"p95 {qa[18]:.0f} ms, max {max(audio_latencies):.0f} ms")
-print(f"  from the end of the decoder's last word: p50 {statistics.median(latencies):.0f} ms, p95 {q[18]:.0f} ms, max {max(latencies):.0f} ms")
-print(f"listen: peak RSS {listen_rss:.1f} MB, CPU {100 * cpu / wall:.1f} % of one core while commands are spoken, "
-      f"{100 * idle_cpu / idle_wall:.1f} % in 30 s of room noise; dropped samples {stopped.get('droppedSamples')}")
-print(f"start-up to listening: {startup:.2f} s; model load alone (heed context check, small context): {model_load:.2f} s")
-print(f"context compile, 100 expressions of ~4e9 sentences each (heed context check, model load included): {big_check:.2f} s")
+print(f"100-expression context on the babble mixes: peak RSS {big_rss:.1f} MB, {big_cpu / rows[2][2]:.3f} CPU s per audio s; "
+      f"compile + model load (heed context check): {big_check:.2f} s")
+h_long, p_long = (statistics.median(r[0] for r in long_runs[k]) for k in ("heed", "plain"))
+print(f"long speech, a person reading ({reading_seconds:.0f} s of librivox, one stream, built-ins): Heed {h_long / reading_seconds:.3f} CPU s "
+      f"per audio s, {max(r[1] for r in long_runs['heed']):.1f} MB, {long_runs['heed'][-1][2]} commands heard; "
+      f"pocketsphinx_continuous (six-word JSGF) {p_long / reading_seconds:.3f}, {max(r[1] for r in long_runs['plain']):.1f} MB, "
+      f"{long_runs['plain'][-1][2]} commands ({h_long / p_long:.1f}x)")
+print(f"{total / 60:.0f}-minute noisy stream (the pink and babble mixes back to back, piped to heed recognize -): RSS "
+      f"{statistics.median(first_minute):.1f} MB in minute 2, {statistics.median(last_minute):.1f} MB in the last minute, "
+      f"peak {max(r for _, r in samples_rss):.1f} MB; {stream_cpu / total:.3f} CPU s per audio s")
+print(f"latency to the intent event, heed listen --input, from the end of the speech in the recording:")
+print(f"  whole commands nothing can follow (synthesized built-ins): intents {quantiles(commands_latency['intent'])}; "
+      f"not understood {quantiles(commands_latency['not-understood'])}")
+print(f"  real coffee orders (a whole order may go on, so it waits longer): intents {quantiles(orders_latency['intent'])}; "
+      f"not understood {quantiles(orders_latency['not-understood'])}")
+print(f"listen: peak RSS {listen_rss:.1f} MB (coffee context: {coffee_rss:.1f} MB), CPU {listen_cpu:.1f} % of one core while "
+      f"commands are spoken, {100 * idle_cpu / idle_wall:.1f} % in 30 s of room noise")
+print(f"start-up to listening: built-ins {startup:.2f} s, coffee-maker context {coffee_startup:.2f} s")
 print(f"ring buffer (2 s at 16 kHz, 160-sample periods, producer flat out): {ring['samplesPerSecond'] / 1e6:.0f} M samples/s "
       f"delivered to the consumer ({ring['samplesPerSecond'] / 16000:.0f}x real time), {ring['outOfOrder']} out of order, "
       f"{ring['dropped'] / ring['samples']:.0%} dropped because the producer lapped the consumer")

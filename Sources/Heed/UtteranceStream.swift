@@ -38,6 +38,10 @@ public struct UtteranceStream {
     /// The utterance decoded at the pause under way (`Endpointer.tentativeEnd`): when the pause
     /// turns out to be its end, this is the result, ready the moment the end is confirmed.
     private var decodedAhead: (end: Int, grammar: Int, utterance: Utterance?, noisy: Bool)?
+    /// Samples of the current utterance decoded at its last pause (0: none yet), and the last
+    /// pause looked at.
+    private var aheadLength = 0
+    private var pauseSeen: Int?
     /// Where the last utterance ended: the next one starts no earlier.
     private var lastEnd = 0
 
@@ -110,6 +114,7 @@ public struct UtteranceStream {
             switch event {
             case .speechStart(let at):
                 utteranceStart = max(at, historyStart, lastEnd)
+                aheadLength = 0
                 lastPartial = endpointed
                 lastPartialText = ""
                 let onset = endpointed - Int(configuration.minSpeech * Double(recognizer.sampleRate))
@@ -121,8 +126,17 @@ public struct UtteranceStream {
                     let now = Double(endpointed) / Double(recognizer.sampleRate)
                     events += try converse(at: now) { $0.tick(at: now) }
                 }
-                if let start = utteranceStart, let end = endpointer.tentativeEnd, decodedAhead?.end != end {
+                if let start = utteranceStart, let end = endpointer.tentativeEnd, decodedAhead?.end != end, pauseSeen != end {
+                    pauseSeen = end
                     // A pause: decode what was said so far, and let the grammar say how long to wait.
+                    // Only when the speech has at least doubled since the last such decode: speech
+                    // that pauses often (reading aloud, talk behind the speaker) would otherwise be
+                    // decoded again at every pause. Skipped, the pause waits as for unfinished words.
+                    guard end - start >= 2 * aheadLength else {
+                        endpointer.holdOpen(trailingSilence: configuration.pauseInsideRequest)
+                        continue
+                    }
+                    aheadLength = end - start
                     let (ahead, noisy) = try decodeAudio(start..<end)
                     decodedAhead = (end, recognizer.grammarGeneration, ahead, noisy)
                     switch recognizer.completeness(of: ahead) {
