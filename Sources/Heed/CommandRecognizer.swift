@@ -319,63 +319,28 @@ public final class CommandRecognizer {
 
     // MARK: Used by UtteranceStream
 
-    /// An utterance decoded once against the active search, not yet verified: what a decode at
-    /// a pause keeps, so that the rest (`conclude`) is done only if that pause is its end.
-    struct FirstDecode {
-        let plan: NoiseStage.Plan
-        let startSample: Int
-        let hypothesis: Hypothesis
-        /// What the words mean, before verification (the endpointer asks `completeness` of it).
-        let heard: Utterance?
-        let grammarGeneration: Int
-    }
-
-    /// Decodes one complete utterance that begins at `startSample` of the stream, once against
-    /// the active search; `conclude` does the rest. So an utterance costs at most two decodes in
-    /// quiet and four in noise, whatever the noise: `NoiseStage` prepares the samples and says
-    /// whether to adapt the model to their noise.
+    /// Decodes one complete utterance that begins at `startSample` of the stream: once against
+    /// the active search, and, for a command of `verificationMinWords` words or more, once
+    /// against the free phone loop to verify it; a noisy utterance not understood, its
+    /// foreground once more the same way (`NoiseStage`). So an utterance costs at most two
+    /// decodes in quiet and four in noise, whatever the noise: `NoiseStage` prepares the samples
+    /// and says whether to adapt the model to their noise.
     ///
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.
-    func decodeFirst(_ plan: NoiseStage.Plan, startSample: Int) throws(HeedError) -> FirstDecode {
+    func decodeUtterance(_ plan: NoiseStage.Plan, startSample: Int) throws(HeedError) -> Utterance? {
         try checkAuthorization()
-        prepareModel(for: plan, startSample: startSample)
-        try use(search: answerSearch ?? Self.commandSearch)
-        let hypothesis = try decode(plan.samples, alternatives: alternativesWanted)
-        return FirstDecode(plan: plan, startSample: startSample, hypothesis: hypothesis,
-                           heard: interpret(hypothesis, startSample: startSample, sampleCount: plan.samples.count),
-                           grammarGeneration: grammarGeneration)
-    }
-
-    /// Verification of a first decode (for a command of `verificationMinWords` words or more,
-    /// a decode against the free phone loop), and for a noisy utterance not understood, its
-    /// foreground decoded and verified once more (`NoiseStage`).
-    func conclude(_ first: FirstDecode) throws(HeedError) -> Utterance? {
-        precondition(first.grammarGeneration == grammarGeneration, "a first decode concluded against other searches")
-        try checkAuthorization()
-        let plan = first.plan
-        prepareModel(for: plan, startSample: first.startSample)  // a partial transcript may have restored the model since
-        let whole = try verified(first.heard, first.hypothesis, plan.samples, noisy: plan.noisy)
+        if plan.adaptsToNoise, let adaptation = options.noiseAdaptation {
+            decoder.adaptAcousticModel(toNoiseIn: plan.samples, adaptation)
+        } else {
+            decoder.restoreAcousticModel()
+        }
+        let whole = try decodeAndVerify(plan.samples, startSample: startSample, noisy: plan.noisy)
         guard whole?.understood != true, answerSearch == nil, let foreground = plan.foreground else { return whole }
         explain("decoded again, only the stretch within \(Self.formatted(options.foregroundMarginDB ?? 0)) dB of its loudest frame")
-        let loud = try decodeAndVerify(plan.samples[foreground], startSample: first.startSample + foreground.lowerBound - plan.samples.startIndex, noisy: true)
+        let loud = try decodeAndVerify(plan.samples[foreground], startSample: startSample + foreground.lowerBound - plan.samples.startIndex, noisy: true)
         return loud?.understood == true ? loud : whole
     }
-
-    /// The acoustic model as `plan` decodes with: adapted to its noise, or as trained.
-    private func prepareModel(for plan: NoiseStage.Plan, startSample: Int) {
-        guard plan.adaptsToNoise, let adaptation = options.noiseAdaptation else {
-            decoder.restoreAcousticModel()
-            return
-        }
-        let audio = startSample..<startSample + plan.samples.count
-        guard adaptedTo != audio || !(decoder.isAdaptedToNoise || decoder.isSilenceAdaptedToNoise) else { return }
-        decoder.adaptAcousticModel(toNoiseIn: plan.samples, adaptation)
-        adaptedTo = audio
-    }
-
-    /// The stream samples the model was last adapted to the noise of.
-    private var adaptedTo: Range<Int>?
 
     /// One decode against the active search, then verification of what it heard.
     private func decodeAndVerify(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {

@@ -3,7 +3,7 @@ import HeedAudio
 
 /// The one place noise is dealt with: each utterance is classified once, and its class is the
 /// plan it is decoded by. There is one plan per class and one decode per plan
-/// (`CommandRecognizer.decodeFirst` and `conclude`); nothing is retried in another way.
+/// (`CommandRecognizer.decodeUtterance`); nothing is retried in another way.
 ///
 /// - quiet (real pauses: the quietest tenth of its 10 ms frames is more than
 ///   `noiseSuppressionRangeDB` below the loudest): the samples as they are.

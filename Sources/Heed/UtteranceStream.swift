@@ -36,8 +36,8 @@ public struct UtteranceStream {
     /// utterance it decides what the next one is decoded against.
     private var conversation: Conversation?
     /// The utterance decoded at the pause under way (`Endpointer.tentativeEnd`): when the pause
-    /// turns out to be its end, it is concluded (verified) and is the result.
-    private var decodedAhead: (end: Int, first: CommandRecognizer.FirstDecode)?
+    /// turns out to be its end, this is the result, ready the moment the end is confirmed.
+    private var decodedAhead: (end: Int, grammar: Int, utterance: Utterance?, noisy: Bool)?
     /// Samples of the current utterance decoded at its last pause (0: none yet), and the last
     /// pause looked at.
     private var aheadLength = 0
@@ -137,9 +137,9 @@ public struct UtteranceStream {
                         continue
                     }
                     aheadLength = end - start
-                    let ahead = try decodeFirst(start..<end)
-                    decodedAhead = (end, ahead)
-                    switch recognizer.completeness(of: ahead.heard) {
+                    let (ahead, noisy) = try decodeAudio(start..<end)
+                    decodedAhead = (end, recognizer.grammarGeneration, ahead, noisy)
+                    switch recognizer.completeness(of: ahead) {
                     case .complete: endpointer.holdOpen(trailingSilence: nil)
                     // Real requests that could go on ("a latte" ... "with oat milk") lost nothing
                     // to a wait of 0.5 s or more, and 13 of 310 to 0.25 s (BENCHMARKS.md): halfway.
@@ -218,14 +218,12 @@ public struct UtteranceStream {
         utteranceStart = nil
         defer { decodedAhead = nil }
         let end = min(end, position)
-        let first: CommandRecognizer.FirstDecode
-        if let ahead = decodedAhead, ahead.end == end, ahead.first.grammarGeneration == recognizer.grammarGeneration {
-            first = ahead.first
+        let utterance: Utterance?, noisy: Bool
+        if let ahead = decodedAhead, ahead.end == end, ahead.grammar == recognizer.grammarGeneration {
+            (utterance, noisy) = (ahead.utterance, ahead.noisy)
         } else {
-            first = try decodeFirst(start..<end)
+            (utterance, noisy) = try decodeAudio(start..<end)
         }
-        let utterance = try recognizer.conclude(first)
-        let noisy = first.plan.noisy
         lastEnd = end
         if utterance?.understood == true, recognizer.options.learnsSpeaker, !noisy, let utterance {
             // Noisy audio is never learned from.
@@ -235,15 +233,15 @@ public struct UtteranceStream {
         return utterance
     }
 
-    /// The utterance in the stream's samples in `range`, decoded once by the plan the noise
-    /// stage makes for it.
-    private func decodeFirst(_ range: Range<Int>) throws(HeedError) -> CommandRecognizer.FirstDecode {
+    /// The utterance in the stream's samples in `range`, decoded by the plan the noise stage
+    /// makes for it, and whether it was noisy.
+    private func decodeAudio(_ range: Range<Int>) throws(HeedError) -> (utterance: Utterance?, noisy: Bool) {
         let plan = noiseStage.plan(raw: raw(range)) {
             suppressor == nil ? nil : denoised[range.lowerBound - historyStart..<range.upperBound - historyStart]
         }
         recognizer.explain(String(format: "utterance at %.2f-%.2f s: ", Double(range.lowerBound) / Double(recognizer.sampleRate),
                                   Double(range.upperBound) / Double(recognizer.sampleRate)) + plan.kind.rawValue)
-        return try recognizer.decodeFirst(plan, startSample: range.lowerBound)
+        return (try recognizer.decodeUtterance(plan, startSample: range.lowerBound), plan.noisy)
     }
 
     private func raw(_ range: Range<Int>) -> ArraySlice<Int16> {

@@ -377,7 +377,7 @@ public final class Decoder {
     public private(set) var isAdaptedToNoise = false
     /// Whether only silence's and the fillers' Gaussians are (speech far above the noise; see
     /// `NoiseAdaptation.adaptsSilencePastGate`).
-    public private(set) var isSilenceAdaptedToNoise = false
+    private(set) var isSilenceAdaptedToNoise = false
 
     /// Adapts the acoustic model's Gaussians to the noise in `samples`, which is about to be decoded.
     /// Returns false when the speech phones are left as trained: the audio does not call for it
