@@ -57,11 +57,13 @@ NOISE ?= Audio/noise/pink.wav
 accuracy: release
 	python3 scripts/accuracy.py --every $(EVERY) --noise $(NOISE)
 
-# Speed, latency and memory beside plain PocketSphinx, on quiet and on noisy input (takes about ten
-# minutes; not part of CI).
+# Cost, latency and memory on a real context (real coffee requests against the coffee-maker
+# context, quiet and at 12 dB) beside plain PocketSphinx on the same files; long speech; memory over
+# a 15-minute noisy stream. About half an hour (QUICK=1: about ten minutes); not part of CI.
+QUICK ?=
 bench: release
 	$(SWIFT) build -c release --product heed-ring-bench
-	python3 scripts/bench.py
+	python3 scripts/bench.py $(if $(QUICK),--quick)
 
 # libFuzzer over every parser (WAV, context, suite, app manifest, policy, dictionary), SECONDS
 # each. The fuzz build is instrumented and kept apart in .build/fuzz.

@@ -42,6 +42,8 @@ public struct UtteranceStream {
     /// pause looked at.
     private var aheadLength = 0
     private var pauseSeen: Int?
+    /// The silence the last pause's decode said to wait for (nil: the usual trailing silence).
+    private var aheadWait: Double?
     /// Where the last utterance ended: the next one starts no earlier.
     private var lastEnd = 0
 
@@ -131,21 +133,22 @@ public struct UtteranceStream {
                     // A pause: decode what was said so far, and let the grammar say how long to wait.
                     // Only when the speech has at least doubled since the last such decode: speech
                     // that pauses often (reading aloud, talk behind the speaker) would otherwise be
-                    // decoded again at every pause. Skipped, the pause waits as for unfinished words.
+                    // decoded again at every pause. Skipped, the pause waits as the last one did.
                     guard end - start >= 2 * aheadLength else {
-                        endpointer.holdOpen(trailingSilence: configuration.pauseInsideRequest)
+                        endpointer.holdOpen(trailingSilence: aheadWait)
                         continue
                     }
                     aheadLength = end - start
                     let (ahead, noisy) = try decodeAudio(start..<end)
                     decodedAhead = (end, recognizer.grammarGeneration, ahead, noisy)
                     switch recognizer.completeness(of: ahead) {
-                    case .complete: endpointer.holdOpen(trailingSilence: nil)
+                    case .complete: aheadWait = nil
                     // Real requests that could go on ("a latte" ... "with oat milk") lost nothing
                     // to a wait of 0.5 s or more, and 13 of 310 to 0.25 s (BENCHMARKS.md): halfway.
-                    case .couldGoOn: endpointer.holdOpen(trailingSilence: (configuration.trailingSilence + configuration.pauseInsideRequest) / 2)
-                    case .incomplete: endpointer.holdOpen(trailingSilence: configuration.pauseInsideRequest)
+                    case .couldGoOn: aheadWait = (configuration.trailingSilence + configuration.pauseInsideRequest) / 2
+                    case .incomplete: aheadWait = configuration.pauseInsideRequest
                     }
+                    endpointer.holdOpen(trailingSilence: aheadWait)
                     continue  // a partial of the same audio would say nothing new
                 }
                 if let start = utteranceStart, let interval = recognizer.options.partialInterval,
