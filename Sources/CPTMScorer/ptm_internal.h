@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <pocketsphinx.h>
 #include <sphinxbase/bitvec.h>
@@ -108,33 +109,91 @@ static inline size_t interleaved_index(int cw, int dim, int featlen) {
 /// The decoder's model when Heed's scorer is installed on it (its means are interleaved), else NULL.
 ptm_mgau_t *heed_installed_scorer(struct ps_decoder_s *decoder);
 
-/// What codebook_norm and senone_eval took off each frame's scores (heed_ptm_end_score_offsets).
+/// One row of `row_bytes` per frame scored in an utterance, kept while `on` (the score offsets
+/// and the speaker recording are two of these).
 typedef struct {
     int on;
-    int32 norms;  // the streams' norms summed, for the frame being scored
-    int32 *offsets;
+    void *rows;
     long frames, capacity;
-} heed_score_offsets_t;
+    size_t row_bytes;
+} heed_frame_rows_t;
 
-/// The features of each frame scored (speaker_adaptation.c's recording).
-typedef struct {
-    int on;
-    float *features;
-    long frames, capacity;
-    int dimensions;
-} heed_recording_t;
+/// Starts keeping rows of `row_bytes` from frame 0 of the next utterance; the buffer is reused.
+static inline void heed_frame_rows_start(heed_frame_rows_t *kept, size_t row_bytes) {
+    if (kept->row_bytes != row_bytes) {
+        free(kept->rows);
+        kept->rows = NULL;
+        kept->capacity = 0;
+    }
+    kept->on = 1;
+    kept->frames = 0;
+    kept->row_bytes = row_bytes;
+}
+
+/// The row of `frame`, grown to fit (rows skipped since the last are zeroed); NULL when not
+/// keeping, or when memory ran out: then nothing is kept, since rows for part of the frames would
+/// be wrong, not missing.
+static inline void *heed_frame_row(heed_frame_rows_t *kept, int frame) {
+    if (!kept->on || frame < 0)
+        return NULL;
+    if (frame >= kept->capacity) {
+        long grown_capacity = kept->capacity == 0 ? 512 : kept->capacity;
+        while (grown_capacity <= frame)
+            grown_capacity *= 2;
+        void *grown = realloc(kept->rows, kept->row_bytes * (size_t)grown_capacity);
+        if (grown == NULL) {
+            free(kept->rows);
+            memset(kept, 0, sizeof(*kept));
+            return NULL;
+        }
+        kept->rows = grown;
+        kept->capacity = grown_capacity;
+    }
+    char *rows = kept->rows;
+    if (frame > kept->frames)
+        memset(rows + kept->row_bytes * (size_t)kept->frames, 0, kept->row_bytes * (size_t)(frame - kept->frames));
+    if (frame >= kept->frames)
+        kept->frames = frame + 1;
+    return rows + kept->row_bytes * (size_t)frame;
+}
+
+/// Stops keeping; copies the first rows, at most `capacity` of them, into `out` (may be NULL) and
+/// returns how many frames were kept. `release`: free the buffer too (a rare, long recording).
+static inline long heed_frame_rows_take(heed_frame_rows_t *kept, void *out, long capacity, int release) {
+    long frames = kept->on ? kept->frames : 0;
+    long copied = frames < capacity ? frames : capacity;
+    if (out != NULL && copied > 0)
+        memcpy(out, kept->rows, kept->row_bytes * (size_t)copied);
+    kept->on = 0;
+    kept->frames = 0;
+    if (release) {
+        free(kept->rows);
+        memset(kept, 0, sizeof(*kept));
+    }
+    return frames;
+}
 
 /// What Heed keeps for one installed scorer, beside PocketSphinx's: the scorer's function table
 /// (the model's `vt` points here, so the state lives and dies with the decoder's model, and two
 /// decoders on two threads share nothing), and what is kept of the frames being scored.
 typedef struct {
     mgau_funcs_t funcs;  // first: `base.vt` points at this struct
-    heed_score_offsets_t score_offsets;
-    heed_recording_t recording;
+    /// What codebook_norm and senone_eval took off each frame's scores (one int32 per frame;
+    /// heed_ptm_end_score_offsets), and the streams' norms summed for the frame being scored.
+    heed_frame_rows_t score_offsets;
+    int32 norms;
+    /// The features of each frame scored (speaker_adaptation.c's recording).
+    heed_frame_rows_t recording;
 } heed_scorer_state_t;
 
 static inline heed_scorer_state_t *heed_scorer_state(ptm_mgau_t *s) {
     return (heed_scorer_state_t *)s->base.vt;
+}
+
+/// The state of the scorer installed on `decoder`, NULL when Heed's scorer is not installed.
+static inline heed_scorer_state_t *heed_decoder_scorer_state(struct ps_decoder_s *decoder) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    return s == NULL ? NULL : heed_scorer_state(s);
 }
 
 /// Whether codebook `cb` is a speech phone's, not silence's or a filler's ("SIL", "+NSN+", ...).
@@ -143,20 +202,5 @@ int heed_is_speech_codebook(void *mdef, int cb);
 /// Copies a scored frame's features when a recording is running on `s` (speaker_adaptation.c).
 void heed_ptm_record_frame(ptm_mgau_t *s, mfcc_t **features, int frame);
 
-// Grows a per-frame buffer (`frame_bytes` per frame) so that `frame` fits, doubling from
-// `first_capacity` frames. Returns the buffer, or NULL after freeing it when memory ran out.
-static inline void *heed_grow_frame_buffer(void *buffer, long *capacity, int frame, long first_capacity,
-                                           size_t frame_bytes) {
-    long grown_capacity = *capacity == 0 ? first_capacity : *capacity;
-    while (grown_capacity <= frame)
-        grown_capacity *= 2;
-    void *grown = realloc(buffer, frame_bytes * (size_t)grown_capacity);
-    if (grown == NULL) {
-        free(buffer);
-        return NULL;
-    }
-    *capacity = grown_capacity;
-    return grown;
-}
 
 #endif

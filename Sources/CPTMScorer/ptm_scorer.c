@@ -230,7 +230,7 @@ static void codebook_norm(ptm_mgau_t *s) {
             }
         }
     }
-    heed_scorer_state(s)->score_offsets.norms = norms;
+    heed_scorer_state(s)->norms = norms;
 }
 
 static void calc_cb_active(ptm_mgau_t *s, uint8 *senone_active, int32 n_senone_active, int compallsen) {
@@ -295,46 +295,24 @@ static int senone_eval(ptm_mgau_t *s, int16 *senone_scores, uint8 *senone_active
 // relative to the best of those: two searches over the same frames report acoustic scores on
 // different scales. The offset puts a frame's scores back on the model's own.
 static void record_score_offset(ptm_mgau_t *s, int frame, int bestscore) {
-    heed_score_offsets_t *kept = &heed_scorer_state(s)->score_offsets;
-    if (!kept->on || frame < 0)
-        return;
-    if (frame >= kept->capacity) {
-        kept->offsets = heed_grow_frame_buffer(kept->offsets, &kept->capacity, frame, 1024, sizeof(int32));
-        if (kept->offsets == NULL) {  // offsets for part of the frames would be wrong, not missing
-            memset(kept, 0, sizeof(*kept));
-            return;
-        }
-    }
-    for (long f = kept->frames; f < frame; ++f)
-        kept->offsets[f] = 0;
-    kept->offsets[frame] = bestscore - kept->norms;
-    if (frame >= kept->frames)
-        kept->frames = frame + 1;
+    heed_scorer_state_t *state = heed_scorer_state(s);
+    int32 *offset = heed_frame_row(&state->score_offsets, frame);
+    if (offset != NULL)
+        *offset = bestscore - state->norms;
 }
 
 int heed_ptm_begin_score_offsets(struct ps_decoder_s *decoder) {
-    ptm_mgau_t *s = heed_installed_scorer(decoder);
-    if (s == NULL)
+    heed_scorer_state_t *state = heed_decoder_scorer_state(decoder);
+    if (state == NULL)
         return 0;
-    heed_scorer_state_t *state = heed_scorer_state(s);
-    state->score_offsets.on = 1;
-    state->score_offsets.frames = 0;  // the buffer is kept for the next utterance
+    heed_frame_rows_start(&state->score_offsets, sizeof(int32));
     return 1;
 }
 
 long heed_ptm_end_score_offsets(struct ps_decoder_s *decoder, int *out, long capacity) {
-    ptm_mgau_t *s = heed_installed_scorer(decoder);
-    if (s == NULL)
-        return 0;
-    heed_score_offsets_t *kept = &heed_scorer_state(s)->score_offsets;
-    long count = kept->on ? kept->frames : 0;
-    if (count > capacity)
-        count = capacity;
-    if (count > 0 && out != NULL)
-        memcpy(out, kept->offsets, sizeof(int32) * (size_t)count);
-    kept->on = 0;
-    kept->frames = 0;
-    return count;
+    heed_scorer_state_t *state = heed_decoder_scorer_state(decoder);
+    long frames = state == NULL ? 0 : heed_frame_rows_take(&state->score_offsets, out, capacity, 0);
+    return frames < capacity ? frames : capacity;  // what was copied: the caller's buffer holds no more
 }
 
 static int frame_eval(struct ps_mgau *ps, int16 *senone_scores, uint8 *senone_active,
@@ -371,8 +349,8 @@ static int refuse_transform(struct ps_mgau *mgau, void *mllr) {
 static void free_scorer(struct ps_mgau *mgau) {
     heed_scorer_state_t *state = heed_scorer_state((ptm_mgau_t *)mgau);
     ptm_mgau_free(mgau);
-    free(state->score_offsets.offsets);
-    free(state->recording.features);
+    free(state->score_offsets.rows);
+    free(state->recording.rows);
     free(state);
 }
 

@@ -49,45 +49,22 @@ int heed_ptm_begin_recording(struct ps_decoder_s *decoder) {
     ptm_mgau_t *s = heed_installed_scorer(decoder);
     if (s == NULL)
         return 0;
-    heed_recording_t *recording = &heed_scorer_state(s)->recording;
-    free(recording->features);
-    memset(recording, 0, sizeof(*recording));
-    recording->on = 1;
-    recording->dimensions = total_dimensions(s->g);
+    heed_frame_rows_start(&heed_scorer_state(s)->recording, sizeof(float) * (size_t)total_dimensions(s->g));
     return 1;
 }
 
 void heed_ptm_record_frame(ptm_mgau_t *s, mfcc_t **features, int frame) {
-    heed_recording_t *recording = &heed_scorer_state(s)->recording;
-    if (!recording->on || frame < 0)
+    float *row = heed_frame_row(&heed_scorer_state(s)->recording, frame);
+    if (row == NULL)
         return;
-    if (frame >= recording->capacity) {
-        recording->features = heed_grow_frame_buffer(recording->features, &recording->capacity, frame, 512,
-                                                     sizeof(float) * (size_t)recording->dimensions);
-        if (recording->features == NULL) {  // an incomplete recording is worse than none
-            memset(recording, 0, sizeof(*recording));
-            return;
-        }
-    }
-    float *row = recording->features + (size_t)frame * recording->dimensions;
     for (int stream = 0, at = 0; stream < s->g->n_feat; at += s->g->featlen[stream], ++stream)
         memcpy(row + at, features[stream], sizeof(float) * (size_t)s->g->featlen[stream]);
-    if (frame + 1 > recording->frames)
-        recording->frames = frame + 1;
 }
 
 long heed_ptm_end_recording(struct ps_decoder_s *decoder, float *out, long capacity) {
-    ptm_mgau_t *s = heed_installed_scorer(decoder);
-    if (s == NULL)
-        return 0;
-    heed_recording_t *recording = &heed_scorer_state(s)->recording;
-    long frames = recording->on ? recording->frames : 0;
-    if (out != NULL && recording->features != NULL && frames > 0)
-        memcpy(out, recording->features, sizeof(float) * (size_t)(frames < capacity ? frames : capacity) * recording->dimensions);
+    heed_scorer_state_t *state = heed_decoder_scorer_state(decoder);
     // Freed at once: a recording is an enrollment's, rare and long.
-    free(recording->features);
-    memset(recording, 0, sizeof(*recording));
-    return frames;
+    return state == NULL ? 0 : heed_frame_rows_take(&state->recording, out, capacity, 1);
 }
 
 // MARK: Alignment

@@ -70,7 +70,7 @@ double heed_noise_variability(struct ps_decoder_s *decoder, short const *samples
 int heed_ptm_begin_score_offsets(struct ps_decoder_s *decoder);
 
 /// Stops keeping them; copies at most `capacity` frames' offsets into `out` and returns how many
-/// frames there were. A path's acoustic score minus its frames' offsets is on the model's own
+/// it copied. A path's acoustic score minus its frames' offsets is on the model's own
 /// scale, comparable between searches.
 long heed_ptm_end_score_offsets(struct ps_decoder_s *decoder, int *out, long capacity);
 
