@@ -29,6 +29,11 @@ public struct TuningProfile: Codable, Equatable, Sendable {
 
     public init() {}
 
+    /// The ranges `trailingSilence` and `pauseInsideRequest` (seconds) and `minConfidence` must
+    /// be in (the command line's flags for them are checked against the same).
+    public static let pauseRange: ClosedRange<Double> = 0.05...5
+    public static let confidenceRange: ClosedRange<Double> = 0...1
+
     /// Reads a profile; a missing file, bad JSON, an unknown version or a value out of range is
     /// a `.badInput` error naming the file.
     public init(contentsOf url: URL) throws(HeedError) {
@@ -54,9 +59,9 @@ public struct TuningProfile: Codable, Equatable, Sendable {
         }
         if let maxActiveHMMs, maxActiveHMMs < 0 { return "maxActiveHMMs must be 0 (no cap) or more" }
         if let verificationMinWords, verificationMinWords < 1 { return "verificationMinWords must be 1 or more" }
-        return outside(trailingSilence, 0.05...5, "trailingSilence") ?? outside(pauseInsideRequest, 0.05...5, "pauseInsideRequest")
+        return outside(trailingSilence, Self.pauseRange, "trailingSilence") ?? outside(pauseInsideRequest, Self.pauseRange, "pauseInsideRequest")
             ?? outside(garbageWordPenalty, 1e-30...1, "garbageWordPenalty") ?? outside(garbagePhonePenalty, 1e-30...1, "garbagePhonePenalty")
-            ?? outside(minConfidence, 0...1, "minConfidence") ?? outside(maskingNoiseBelowPeakDB, 0...90, "maskingNoiseBelowPeakDB")
+            ?? outside(minConfidence, Self.confidenceRange, "minConfidence") ?? outside(maskingNoiseBelowPeakDB, 0...90, "maskingNoiseBelowPeakDB")
             ?? outside(noisyBelowRangeDB, 0...90, "noisyBelowRangeDB")
             ?? outside(verificationMarginPerFrame, 0...200, "verificationMarginPerFrame")
             ?? outside(noisyVerificationMarginPerFrame, 0...200, "noisyVerificationMarginPerFrame")

@@ -42,10 +42,10 @@ struct TuningOptions: ParsableArguments {
         for argument in decoderArguments where !argument.hasPrefix("-") || !argument.contains("=") {
             throw ValidationError("--decoder-arg takes -NAME=VALUE, got '\(argument)'")
         }
-        if let minConfidence, !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
+        if let minConfidence, !TuningProfile.confidenceRange.contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
         if let garbagePenalty, !(garbagePenalty > 0 && garbagePenalty <= 1) { throw ValidationError("--garbage-penalty must be in (0, 1]") }
-        if let trailingSilence, !(0.05...5).contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
-        if let pauseInsideRequest, !(0.05...5).contains(pauseInsideRequest) { throw ValidationError("--pause-inside-request must be between 0.05 and 5 seconds") }
+        if let trailingSilence, !TuningProfile.pauseRange.contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
+        if let pauseInsideRequest, !TuningProfile.pauseRange.contains(pauseInsideRequest) { throw ValidationError("--pause-inside-request must be between 0.05 and 5 seconds") }
     }
 
     /// The settings: the defaults, then the profile, then the flags. A profile or a --speaker
@@ -57,22 +57,25 @@ struct TuningOptions: ParsableArguments {
                 throw error.exit()
             }
         }
-        if let speaker { options.speaker = try SpeakerProfileFile.read(speaker) }
-        if let garbagePenalty { options.garbageWordPenalty = garbagePenalty }
-        if let minConfidence { options.minConfidence = minConfidence }
-        if let trailingSilence { options.endpointer.trailingSilence = trailingSilence }
-        if let pauseInsideRequest { options.endpointer.pauseInsideRequest = pauseInsideRequest }
-        if let noiseSuppressor { options.noiseSuppression = noiseSuppressor.method }
+        // The flags are a profile of their own, applied over the file's.
+        var flags = TuningProfile()
+        flags.trailingSilence = trailingSilence
+        flags.pauseInsideRequest = pauseInsideRequest
+        flags.garbageWordPenalty = garbagePenalty
+        flags.minConfidence = minConfidence
+        flags.noiseSuppressor = noiseSuppressor?.rawValue
         if noFrontEnd {
-            options.noiseSuppression = nil
-            options.maskingNoiseBelowPeakDB = nil
-            options.noiseAdaptation = nil
+            flags.noiseSuppressor = NoiseSuppressorName.off.rawValue
+            flags.maskingNoiseBelowPeakDB = 0
+            flags.noiseAdaptation = false
         }
-        if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
-        for argument in decoderArguments {
+        flags.decoderArguments = Dictionary(decoderArguments.map { argument in
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-            options.decoder.arguments[parts[0]] = parts[1]
-        }
+            return (parts[0], parts[1])
+        }, uniquingKeysWith: { _, last in last })
+        options = flags.applied(to: options)
+        if let speaker { options.speaker = try SpeakerProfileFile.read(speaker) }
+        if let decoderLog { options.decoder.logFile = URL(fileURLWithPath: decoderLog) }
         return options
     }
 }
