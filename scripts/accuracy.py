@@ -13,7 +13,7 @@ Usage: scripts/accuracy.py [--every N] [--snr 24,18,12,9,6] [--noise FILE ...] [
   --every N   every Nth file of each suite only (a quick subset; default 1: all of them)
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile, time
-from realspeech import COMMANDS, expectations, heed, plain_batch, real, rhino_to_regex_and_jsgf, root, score_plain, subset
+from realspeech import COMMANDS, expectations, heed, plain_batch, real, rhino_to_regex_and_jsgf, root, score_plain, subset, to_16k
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("--every", type=int, default=1)
@@ -80,13 +80,7 @@ for name in args.suites.split(","):
         plain = None
         if not args.no_plain:
             files = [os.path.realpath(os.path.join(folder, f)) for f in expected]
-            # A 16 kHz mono copy for pocketsphinx_batch, which reads the samples raw after a 44-byte header.
-            converted = []
-            for f in files:
-                target = os.path.join(work, "plain", label.replace(" ", ""), name, os.path.basename(f))
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                subprocess.run(["sox", f, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", target], check=True)
-                converted.append(target)
+            converted = to_16k(files, os.path.join(work, "plain", label.replace(" ", ""), name))
             words = plain_batch(converted, gram_path, os.path.join(work, f"{name}-{label.replace(' ', '')}.hyp"), fsg_path, dict_path)
             results = {os.path.basename(f): meaning(words[c]) if words[c] else None for f, c in zip(files, converted)}
             plain = score_plain(results, expected, meaning)

@@ -18,7 +18,7 @@ Prints one report. Figures go to BENCHMARKS.md by hand, with the machine they ca
 Usage: scripts/bench.py [--quick]   (--quick: every 10th request instead of every 3rd, shorter streams)
 """
 import array, atexit, glob, json, math, os, re, resource, shutil, statistics, subprocess, sys, tempfile, threading, time, wave
-from realspeech import COMMANDS, expectations, heed, model, real, rhino_to_regex_and_jsgf, root, subset
+from realspeech import COMMANDS, batch_command, expectations, heed, model, read_hyp, real, rhino_to_regex_and_jsgf, root, subset, to_16k
 
 quick = "--quick" in sys.argv
 every = 10 if quick else 3
@@ -57,17 +57,6 @@ def speech_end(frames, rate=16000, below=40):
     return (max(i for i, level in enumerate(levels) if level >= peak - below) + 1) * n / rate
 
 
-def to_16k(files, folder):
-    """16 kHz mono 16-bit copies (pocketsphinx_batch reads the samples raw after a 44-byte header)."""
-    os.makedirs(folder, exist_ok=True)
-    out = []
-    for f in files:
-        target = os.path.join(folder, os.path.basename(f))
-        subprocess.run(["sox", f, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", target], check=True)
-        out.append(target)
-    return out
-
-
 # --- 1. The coffee-maker context on real requests ---------------------------------------------
 
 suite_dir = subset("coffee", every, work)
@@ -94,13 +83,8 @@ def batch_accepted(files):
     """pocketsphinx_batch (one process, timed) on `files` -> (accepted, cpu s, peak RSS MB)."""
     ctl, hyp = os.path.join(work, "batch.ctl"), os.path.join(work, "batch.hyp")
     open(ctl, "w").write("".join(f[:-4] + "\n" for f in files))
-    _, _, cpu, rss = timed(["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", "/", "-cepext", ".wav", "-ctl", ctl,
-                            "-hmm", os.path.join(model, "en-us"), "-dict", dictionary, "-fsg", fsg, "-hyp", hyp, "-logfn", "/dev/null"])
-    words = {}
-    for line in open(hyp):
-        match = re.match(r"(.*?)\s*\((\S+)(?: -?\d+)?\)\s*$", line)
-        if match:
-            words[match.group(2)] = [re.sub(r"\(\d+\)$", "", w) for w in match.group(1).split() if not w.startswith("<") and w != "[NOISE]"]
+    _, _, cpu, rss = timed(batch_command(ctl, hyp, fsg=fsg, dictionary=dictionary))
+    words = read_hyp(hyp)
     accepted = sum(meaning(words.get(f[:-4], [])) == expected[os.path.basename(f)] for f in files if words.get(f[:-4]))
     return accepted, cpu, rss
 

@@ -138,27 +138,50 @@ def expectations(suite_dir):
     return suite, expected
 
 
+def to_16k(files, folder):
+    """16 kHz mono 16-bit copies of `files` in `folder` (pocketsphinx_batch reads the samples raw
+    after a 44-byte header)."""
+    os.makedirs(folder, exist_ok=True)
+    copies = []
+    for f in files:
+        target = os.path.join(folder, os.path.basename(f))
+        subprocess.run(["sox", f, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", target], check=True)
+        copies.append(target)
+    return copies
+
+
+def batch_command(ctl, hyp, grammar_path=None, fsg=None, dictionary=None):
+    """pocketsphinx_batch, default settings, over the absolute paths (without .wav) listed in `ctl`."""
+    return ["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", "/", "-cepext", ".wav", "-ctl", ctl,
+            "-hmm", os.path.join(model, "en-us"), "-dict", dictionary or os.path.join(model, "cmudict-en-us.dict"),
+            *(["-fsg", fsg] if fsg else ["-jsgf", grammar_path]), "-hyp", hyp, "-logfn", "/dev/null"]
+
+
+def read_hyp(path):
+    """A -hyp file -> {utterance id: [words]}, fillers dropped and "word(2)" read as "word"."""
+    words = {}
+    for line in open(path):
+        match = re.match(r"(.*?)\s*\((\S+)(?: -?\d+)?\)\s*$", line)
+        if match:
+            words[match.group(2)] = [re.sub(r"\(\d+\)$", "", w) for w in match.group(1).split()
+                                     if not w.startswith("<") and w != "[NOISE]"]
+    return words
+
+
 def plain_batch(files, grammar_path, hyp_path, fsg=None, dictionary=None):
     """pocketsphinx_batch over `files` (16 kHz mono WAVs) on both cores; returns {file: [words]}."""
-    halves = [files[0::2], files[1::2]]
     procs = []
-    for index, half in enumerate(halves):
+    for index, half in enumerate([files[0::2], files[1::2]]):
         if not half:
             continue
-        ctl = f"{hyp_path}.{index}.ctl"
+        ctl, hyp = f"{hyp_path}.{index}.ctl", f"{hyp_path}.{index}"
         open(ctl, "w").write("".join(f"{f[:-4]}\n" for f in half))
-        procs.append((subprocess.Popen(
-            ["pocketsphinx_batch", "-adcin", "yes", "-adchdr", "44", "-cepdir", "/", "-cepext", ".wav", "-ctl", ctl,
-             "-hmm", os.path.join(model, "en-us"), "-dict", dictionary or os.path.join(model, "cmudict-en-us.dict"),
-             *(["-fsg", fsg] if fsg else ["-jsgf", grammar_path]), "-hyp", f"{hyp_path}.{index}", "-logfn", "/dev/null"]), f"{hyp_path}.{index}"))
+        procs.append((subprocess.Popen(batch_command(ctl, hyp, grammar_path, fsg, dictionary)), hyp))
     words = {}
     for proc, hyp in procs:
         proc.wait()
-        for line in open(hyp):
-            match = re.match(r"(.*?)\s*\((\S+)(?: -?\d+)?\)\s*$", line)
-            if match:
-                words[match.group(2)] = [w for w in match.group(1).split() if not w.startswith("<") and w != "[NOISE]"]
-    return {f: [re.sub(r"\(\d+\)$", "", w) for w in words.get(f[:-4], [])] for f in files}
+        words.update(read_hyp(hyp))
+    return {f: words.get(f[:-4], []) for f in files}
 
 
 def score_plain(results, expected, meaning):
