@@ -184,6 +184,10 @@ typedef struct {
     int32 norms;
     /// The features of each frame scored (speaker_adaptation.c's recording).
     heed_frame_rows_t recording;
+    /// Each frame's best Gaussians per codebook, kept by one decode for a second decode of the
+    /// same samples to reuse while `reusing_codebooks` (ptm_scorer.c).
+    heed_frame_rows_t codebooks;
+    int reusing_codebooks;
 } heed_scorer_state_t;
 
 static inline heed_scorer_state_t *heed_scorer_state(ptm_mgau_t *s) {

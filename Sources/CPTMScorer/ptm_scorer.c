@@ -315,6 +315,114 @@ long heed_ptm_end_score_offsets(struct ps_decoder_s *decoder, int *out, long cap
     return frames < capacity ? frames : capacity;  // what was copied: the caller's buffer holds no more
 }
 
+// MARK: Codebooks kept for a second decode of the same samples
+//
+// Verification decodes an utterance's samples twice, against the commands and then against a free
+// phone loop: the features, and so each codebook's best Gaussians, are the same both times, and
+// searching the codebooks is most of the cost of a decode. The first decode keeps each frame's top
+// N of every codebook (and which codebooks it searched in full); the second starts from them and
+// searches only the codebooks the first did not need. Its scores are the ones it would have
+// computed itself: a full search finds the same top N whatever Gaussians it starts from.
+
+// Utterances end at 10 s (the endpointer's longest); later frames are searched again.
+#define KEPT_CODEBOOK_FRAMES 1100
+
+// A row: the top N's scores (int32), their Gaussians (uint8), a flag per codebook searched in
+// full, and a last byte set once the row is filled. Rounded up to keep the scores aligned.
+static size_t codebook_entries(ptm_mgau_t const *s) {
+    return (size_t)s->g->n_mgau * s->g->n_feat * s->max_topn;
+}
+
+static size_t codebook_row_bytes(ptm_mgau_t const *s) {
+    size_t bytes = codebook_entries(s) * (sizeof(int32) + sizeof(uint8)) + (size_t)s->g->n_mgau + 1;
+    return (bytes + sizeof(int32) - 1) / sizeof(int32) * sizeof(int32);
+}
+
+int heed_ptm_keep_codebooks(struct ps_decoder_s *decoder) {
+    ptm_mgau_t *s = heed_installed_scorer(decoder);
+    if (s == NULL)
+        return 0;
+    heed_scorer_state_t *state = heed_scorer_state(s);
+    state->reusing_codebooks = 0;
+    state->codebooks.on = 0;
+    if (s->g->n_density > 256)  // a Gaussian's number must fit in a byte
+        return 0;
+    heed_frame_rows_start(&state->codebooks, codebook_row_bytes(s));
+    return 1;
+}
+
+int heed_ptm_reuse_codebooks(struct ps_decoder_s *decoder) {
+    heed_scorer_state_t *state = heed_decoder_scorer_state(decoder);
+    if (state == NULL || state->codebooks.frames == 0)
+        return 0;
+    state->codebooks.on = 0;
+    state->reusing_codebooks = 1;
+    return 1;
+}
+
+void heed_ptm_forget_codebooks(struct ps_decoder_s *decoder) {
+    heed_scorer_state_t *state = heed_decoder_scorer_state(decoder);
+    if (state == NULL)
+        return;
+    state->codebooks.on = 0;
+    state->codebooks.frames = 0;
+    state->reusing_codebooks = 0;
+}
+
+// After codebook_eval, before codebook_norm changes the scores.
+static void keep_codebooks(ptm_mgau_t *s, int frame) {
+    heed_scorer_state_t *state = heed_scorer_state(s);
+    if (!state->codebooks.on || frame >= KEPT_CODEBOOK_FRAMES)
+        return;
+    char *row = heed_frame_row(&state->codebooks, frame);
+    if (row == NULL)
+        return;
+    size_t entries = codebook_entries(s);
+    int32 *scores = (int32 *)row;
+    uint8 *gaussians = (uint8 *)(scores + entries);
+    uint8 *searched = gaussians + entries;
+    topn_t const *topn = s->f->topn[0][0];  // one block, as frame_eval's copy assumes
+    for (size_t e = 0; e < entries; ++e) {
+        scores[e] = topn[e].score;
+        gaussians[e] = (uint8)topn[e].cw;
+    }
+    int full = frame % s->ds_ratio == 0;
+    for (int cb = 0; cb < s->g->n_mgau; ++cb)
+        searched[cb] = full && bitvec_is_set(s->f->mgau_active, cb);
+    searched[s->g->n_mgau] = 1;
+}
+
+// Instead of codebook_eval: the kept top N, and a full search of the codebooks active now that the
+// first decode did not search on this frame. 0 when nothing is kept for the frame.
+static int reuse_codebooks(ptm_mgau_t *s, mfcc_t **z, int frame) {
+    heed_scorer_state_t *state = heed_scorer_state(s);
+    if (!state->reusing_codebooks || frame >= state->codebooks.frames)
+        return 0;
+    char *row = (char *)state->codebooks.rows + state->codebooks.row_bytes * (size_t)frame;
+    size_t entries = codebook_entries(s);
+    int32 const *scores = (int32 const *)row;
+    uint8 const *gaussians = (uint8 const *)(scores + entries);
+    uint8 const *searched = gaussians + entries;
+    if (!searched[s->g->n_mgau])
+        return 0;
+    topn_t *topn = s->f->topn[0][0];
+    for (size_t e = 0; e < entries; ++e) {
+        topn[e].score = scores[e];
+        topn[e].cw = gaussians[e];
+    }
+    if (frame % s->ds_ratio)
+        return 1;
+    // Searching fewer (keeping what the first decode tracked of the others) was measured: it lets
+    // more false commands through verification (synthesized workshop negatives 1 -> 3 of 40).
+    for (int cb = 0; cb < s->g->n_mgau; ++cb) {
+        if (searched[cb] || bitvec_is_clear(s->f->mgau_active, cb))
+            continue;
+        for (int feat = 0; feat < s->g->n_feat; ++feat)
+            eval_cb(s, cb, feat, z[feat]);
+    }
+    return 1;
+}
+
 static int frame_eval(struct ps_mgau *ps, int16 *senone_scores, uint8 *senone_active,
                       int32 n_senone_active, mfcc_t **featbuf, int32 frame, int32 compallsen) {
     ptm_mgau_t *s = (ptm_mgau_t *)ps;
@@ -329,7 +437,10 @@ static int frame_eval(struct ps_mgau *ps, int16 *senone_scores, uint8 *senone_ac
                (size_t)s->g->n_mgau * s->g->n_feat * s->max_topn * sizeof(topn_t));
         heed_ptm_record_frame(s, featbuf, frame);
         calc_cb_active(s, senone_active, n_senone_active, compallsen);
-        codebook_eval(s, featbuf, frame);
+        if (!reuse_codebooks(s, featbuf, frame)) {
+            codebook_eval(s, featbuf, frame);
+            keep_codebooks(s, frame);
+        }
         codebook_norm(s);
     }
     int bestscore = senone_eval(s, senone_scores, senone_active, n_senone_active, compallsen);
@@ -351,6 +462,7 @@ static void free_scorer(struct ps_mgau *mgau) {
     ptm_mgau_free(mgau);
     free(state->score_offsets.rows);
     free(state->recording.rows);
+    free(state->codebooks.rows);
     free(state);
 }
 

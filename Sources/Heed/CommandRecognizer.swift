@@ -345,9 +345,16 @@ public final class CommandRecognizer {
     /// One decode against the active search, then verification of what it heard.
     private func decodeAndVerify(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
         try use(search: answerSearch ?? Self.commandSearch)
-        let hypothesis = try decode(samples, alternatives: alternativesWanted)
+        let hypothesis = try decode(samples, alternatives: alternativesWanted, codebooks: mayVerify ? .keptForNext : .own)
         let heard = interpret(hypothesis, startSample: startSample, sampleCount: samples.count)
         return try verified(heard, hypothesis, samples, noisy: noisy)
+    }
+
+    /// Whether a command decoded now may be verified (so its decode keeps its codebook search
+    /// for the phone loop's, over the same samples).
+    private var mayVerify: Bool {
+        guard answerSearch == nil, case .commands = vocabulary else { return false }
+        return options.verificationMarginPerFrame != nil || options.noisyVerificationMarginPerFrame != nil
     }
 
     /// The utterance, or not understood when verification finds its acoustic fit too far below
@@ -358,7 +365,7 @@ public final class CommandRecognizer {
               hypothesis.spokenWords.count >= options.verificationMinWords
         else { return utterance }
         try use(search: Self.phoneLoopSearch)
-        let loop = try decode(samples, alternatives: { _ in false })
+        let loop = try decode(samples, alternatives: { _ in false }, codebooks: .reusedFromLast)
         // The loop was scored by the same model as the command: adapted to these samples or not.
         let limit = decoder.isAdaptedToNoise ? (options.adaptedVerificationMarginPerFrame ?? margin) : margin
         let frames = 0...max(0, hypothesis.frameCount - 1)
@@ -405,11 +412,12 @@ public final class CommandRecognizer {
         return vocabulary.match(hypothesis.spokenWords.map { Self.baseWord($0.word) }) != nil
     }
 
-    private func decode(_ samples: ArraySlice<Int16>, alternatives: (Hypothesis) -> Bool) throws(HeedError) -> Hypothesis {
+    private func decode(_ samples: ArraySlice<Int16>, alternatives: (Hypothesis) -> Bool,
+                        codebooks: Decoder.CodebookSearch = .own) throws(HeedError) -> Hypothesis {
         try checkAuthorization()
         samplesDecoded += samples.count
         do {
-            try decoder.startUtterance()
+            try decoder.startUtterance(codebooks: codebooks)
             try samples.withUnsafeBufferPointer { (buffer) throws(RecognitionError) in
                 try decoder.process(buffer, wholeUtterance: true)
             }
@@ -476,11 +484,16 @@ public final class CommandRecognizer {
     static func confidence(of words: [String], among alternatives: [Alternative], meaning: ([String]) -> String) -> Double {
         guard let best = alternatives.map(\.score).max() else { return 0 }
         let target = meaning(words)
+        // The list repeats word sequences (other alignments, pronunciations): each is matched once.
+        var meanings: [[String]: String] = [words: target]
         var agreeing = 0.0, total = 0.0
         for alternative in alternatives {
             let weight = exp(Double(alternative.score - best) / confidenceScale)
             total += weight
-            if meaning(alternative.words.map(baseWord)) == target { agreeing += weight }
+            let alternativeWords = alternative.words.map(baseWord)
+            let alternativeMeaning = meanings[alternativeWords] ?? meaning(alternativeWords)
+            meanings[alternativeWords] = alternativeMeaning
+            if alternativeMeaning == target { agreeing += weight }
         }
         return total > 0 ? agreeing / total : 0
     }

@@ -234,40 +234,53 @@ public struct Context: Sendable {
 
     /// The intent and slots a word sequence carries, or nil when no expression produces it.
     public func match(_ words: [String]) -> Intent? {
+        let matcher = Matcher(slots: slots, macros: macros)
         for expression in expressions {
-            if let slots = match(expression.pattern, words[...], bindings: [:], then: { rest, bindings in rest.isEmpty ? bindings : nil }) {
+            if let slots = matcher.match(expression.pattern, words[...], bindings: [:], then: { rest, bindings in rest.isEmpty ? bindings : nil }) {
                 return Intent(name: expression.intent, slots: slots)
             }
         }
         return nil
     }
 
-    /// Backtracking match of `pattern` at the start of `words`; `then` continues with the rest.
-    private func match(_ pattern: Pattern, _ words: ArraySlice<String>, bindings: [String: String],
-                       then: (ArraySlice<String>, [String: String]) -> [String: String]?) -> [String: String]? {
-        switch pattern {
-        case .word(let w):
-            guard words.first == w else { return nil }
-            return then(words.dropFirst(), bindings)
-        case .sequence(let items):
+    /// Backtracking matching against the slots and macros alone, so the closures it nests carry
+    /// two references, not a copy of the context (matching is on every decode's path).
+    private struct Matcher {
+        let slots: [String: [SlotValue]]
+        let macros: [String: [Pattern]]
+
+        /// Matches `pattern` at the start of `words`; `then` continues with the rest.
+        func match(_ pattern: Pattern, _ words: ArraySlice<String>, bindings: [String: String],
+                   then: (ArraySlice<String>, [String: String]) -> [String: String]?) -> [String: String]? {
+            switch pattern {
+            case .word(let w):
+                guard words.first == w else { return nil }
+                return then(words.dropFirst(), bindings)
+            case .sequence(let items):
+                return match(items[...], words, bindings: bindings, then: then)
+            case .choice(let items, let optional):
+                for item in items {
+                    if let found = match(item, words, bindings: bindings, then: then) { return found }
+                }
+                return optional ? then(words, bindings) : nil
+            case .slot(let type, let name):
+                for value in slots[type] ?? [] where words.starts(with: value.words) {
+                    var b = bindings
+                    b[name] = value.text
+                    if let found = then(words.dropFirst(value.words.count), b) { return found }
+                }
+                return nil
+            case .macro(let name):
+                return match(.choice(macros[name] ?? [], optional: false), words, bindings: bindings, then: then)
+            }
+        }
+
+        private func match(_ items: ArraySlice<Pattern>, _ words: ArraySlice<String>, bindings: [String: String],
+                           then: (ArraySlice<String>, [String: String]) -> [String: String]?) -> [String: String]? {
             guard let first = items.first else { return then(words, bindings) }
             return match(first, words, bindings: bindings) { rest, b in
-                match(.sequence(Array(items.dropFirst())), rest, bindings: b, then: then)
+                match(items.dropFirst(), rest, bindings: b, then: then)
             }
-        case .choice(let items, let optional):
-            for item in items {
-                if let found = match(item, words, bindings: bindings, then: then) { return found }
-            }
-            return optional ? then(words, bindings) : nil
-        case .slot(let type, let name):
-            for value in slots[type] ?? [] where words.starts(with: value.words) {
-                var b = bindings
-                b[name] = value.text
-                if let found = then(words.dropFirst(value.words.count), b) { return found }
-            }
-            return nil
-        case .macro(let name):
-            return match(.choice(macros[name] ?? [], optional: false), words, bindings: bindings, then: then)
         }
     }
 }

@@ -445,13 +445,29 @@ public final class Decoder {
 
     // MARK: Decoding
 
+    /// What an utterance does with its search of the model's codebooks (most of the cost of a
+    /// decode), when the same samples are decoded twice against two searches: the first keeps it,
+    /// the second reuses it. Every score is the same as with `.own`. Without Heed's scorer, all are `.own`.
+    public enum CodebookSearch: Sendable {
+        case own
+        /// Kept for the next utterance, which decodes the same samples with the same model.
+        case keptForNext
+        /// The previous utterance's, kept with `.keptForNext`: the caller feeds the same samples.
+        case reusedFromLast
+    }
+
     /// Starts an utterance.
-    public func startUtterance() throws(RecognitionError) {
+    public func startUtterance(codebooks: CodebookSearch = .own) throws(RecognitionError) {
         precondition(!inUtterance, "startUtterance called twice")
         // A new stream per utterance numbers its frames from zero, so word times are relative to
         // the audio we fed for this utterance.
         ps_start_stream(decoder)
         heed_ptm_begin_score_offsets(decoder)
+        switch codebooks {
+        case .own: heed_ptm_forget_codebooks(decoder)
+        case .keptForNext: heed_ptm_keep_codebooks(decoder)
+        case .reusedFromLast: heed_ptm_reuse_codebooks(decoder)
+        }
         dither = 1
         guard ps_start_utt(decoder) == 0 else {
             throw RecognitionError(kind: .decoding, function: "ps_start_utt", message: "cannot start an utterance (no grammar active?)")

@@ -203,6 +203,47 @@ import Testing
         }
     }
 
+    /// Verification decodes the same samples twice; the second decode starts from the first's
+    /// codebook search (`Decoder.CodebookSearch`). Whether it does or searches on its own, it
+    /// must hear exactly the same: a few command words first (few codebooks searched), then a
+    /// loop of every phone (the rest searched on the spot), on a real request and a real "stop".
+    @Test func aSecondDecodeOfTheSameSamplesScoresAsOnItsOwn() throws {
+        let golden = Fixtures.root.appendingPathComponent("Tests/Golden")
+        var commands = Grammar()
+        commands.addGarbageLoop(units: ["stop", "start", "coffee"], penalty: 1e-3)
+        let reusing = try Decoder(), searching = try Decoder()
+        var phones = Grammar()
+        let phoneWords = ["AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G", "HH", "IH", "IY", "JH", "K",
+                          "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH", "UH", "UW", "V", "W", "Y", "Z", "ZH"]
+        for decoder in [reusing, searching] {
+            for phone in phoneWords { #expect(decoder.addWord("~" + phone.lowercased(), phones: phone)) }
+        }
+        phones.addGarbageLoop(units: phoneWords.map { "~" + $0.lowercased() }, penalty: 1)
+        for decoder in [reusing, searching] {
+            try decoder.add(commands, named: "commands")
+            try decoder.add(phones, named: "phones")
+        }
+        for file in ["real-coffee/0334e17c-b72f-4e1a-ba76-0bb6c110ef94.wav", "real-words/stop-1eddce1d_nohash_3.wav"] {
+            let audio = try samples(golden.appendingPathComponent(file))
+            func twice(_ decoder: Decoder, second: Decoder.CodebookSearch) throws -> (Hypothesis, Hypothesis) {
+                try decoder.select("commands")
+                try decoder.startUtterance(codebooks: .keptForNext)
+                try decoder.process(audio, wholeUtterance: true)
+                let first = try decoder.endUtterance()
+                try decoder.select("phones")
+                try decoder.startUtterance(codebooks: second)
+                try decoder.process(audio, wholeUtterance: true)
+                return (first, try decoder.endUtterance(alternatives: { _ in false }))
+            }
+            let (firstReusing, reused) = try twice(reusing, second: .reusedFromLast)
+            let (firstSearching, searched) = try twice(searching, second: .own)
+            #expect(Bool(firstReusing == firstSearching))
+            #expect(reused.spokenWords.count >= 3 && reused.frameScoreOffsets.count >= reused.frameCount - 1, "\(file): \(reused.text)")
+            #expect(reused.frameScoreOffsets == searched.frameScoreOffsets)
+            #expect(Bool(reused == searched), "\(file): '\(reused.text)' reusing, '\(searched.text)' searching")
+        }
+    }
+
     // MARK: Noise adaptation (Sources/CPTMScorer/noise_adaptation.c)
 
     func noise(_ name: String) throws -> [Float] {

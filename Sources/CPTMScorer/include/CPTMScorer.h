@@ -74,6 +74,19 @@ int heed_ptm_begin_score_offsets(struct ps_decoder_s *decoder);
 /// scale, comparable between searches.
 long heed_ptm_end_score_offsets(struct ps_decoder_s *decoder, int *out, long capacity);
 
+/// Keeps each frame's codebook search from frame 0 of the next utterance on, for a second decode
+/// of the same samples (heed_ptm_reuse_codebooks); stops reusing. Returns 0 when the scorer is
+/// not installed.
+int heed_ptm_keep_codebooks(struct ps_decoder_s *decoder);
+
+/// The next utterance decodes the very samples (and model) of the one that kept its codebooks:
+/// it starts from their search and searches only what that one did not. Returns 0 when nothing
+/// was kept. Scores are unchanged.
+int heed_ptm_reuse_codebooks(struct ps_decoder_s *decoder);
+
+/// Neither keeps nor reuses from the next utterance on.
+void heed_ptm_forget_codebooks(struct ps_decoder_s *decoder);
+
 // MARK: Speaker adaptation (speaker_adaptation.c)
 
 /// How many feature values a frame has (all streams), 0 when the scorer is not installed.
