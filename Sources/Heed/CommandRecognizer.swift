@@ -39,6 +39,8 @@ public final class CommandRecognizer {
     static let commandSearch = "commands"
     /// A free loop of phones, the yardstick of utterance verification.
     static let phoneLoopSearch = "phone-loop"
+    /// The commands' and contexts' language alone, without the garbage paths (`heldToLanguage`).
+    static let languageSearch = "language"
     /// The word graph of `commandSearch` (nil for a JSGF vocabulary), for `exportCommandSearch`.
     private var commandSearchGrammar: Grammar?
     /// The commands' and contexts' language alone: the minimal word graph, before the garbage
@@ -120,7 +122,7 @@ public final class CommandRecognizer {
     private func installCommandSearches(_ commands: CommandSet) throws(HeedError) {
         let rebuilding = commandSearchGrammar != nil
         if rebuilding {
-            for name in [Self.commandSearch, Self.phoneLoopSearch] { decoder.remove(search: name) }
+            for name in [Self.commandSearch, Self.phoneLoopSearch, Self.languageSearch] { decoder.remove(search: name) }
             // Nothing is selected now: the next `use` must select, even if building fails below.
             selectedSearch = ""
         }
@@ -137,6 +139,9 @@ public final class CommandRecognizer {
             let searched = Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty)
             try decoder.add(searched, named: Self.commandSearch)
             commandSearchGrammar = searched
+            if options.languageMarginPerFrame != nil {
+                try decoder.add(commandGraph, named: Self.languageSearch)
+            }
             if options.verificationMarginPerFrame != nil {
                 var loop = Grammar()
                 loop.addGarbageLoop(units: garbage.phones, penalty: 1)
@@ -320,11 +325,12 @@ public final class CommandRecognizer {
     // MARK: Used by UtteranceStream
 
     /// Decodes one complete utterance that begins at `startSample` of the stream: once against
-    /// the active search, and, for a command of `verificationMinWords` words or more, once
-    /// against the free phone loop to verify it; a noisy utterance not understood, its
-    /// foreground once more the same way (`NoiseStage`). So an utterance costs at most two
-    /// decodes in quiet and four in noise, whatever the noise: `NoiseStage` prepares the samples
-    /// and says whether to adapt the model to their noise.
+    /// the active search; when the garbage paths won, once against the language alone
+    /// (`heldToLanguage`); for a command of `verificationMinWords` words or more, once against
+    /// the free phone loop to verify it; a noisy utterance not understood, its foreground once
+    /// more the same way (`NoiseStage`). So an utterance costs at most three decodes in quiet and
+    /// six in noise, whatever the noise: `NoiseStage` prepares the samples and says whether to
+    /// adapt the model to their noise.
     ///
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.
@@ -347,6 +353,9 @@ public final class CommandRecognizer {
         try use(search: answerSearch ?? Self.commandSearch)
         let hypothesis = try decode(samples, alternatives: alternativesWanted, codebooks: mayVerify ? .keptForNext : .own)
         let heard = interpret(hypothesis, startSample: startSample, sampleCount: samples.count)
+        if heard?.understood == false, let held = try heldToLanguage(samples, garbage: hypothesis, startSample: startSample, noisy: noisy) {
+            return held
+        }
         return try verified(heard, hypothesis, samples, noisy: noisy)
     }
 
@@ -355,6 +364,30 @@ public final class CommandRecognizer {
     private var mayVerify: Bool {
         guard answerSearch == nil, case .commands = vocabulary else { return false }
         return options.verificationMarginPerFrame != nil || options.noisyVerificationMarginPerFrame != nil
+            || options.languageMarginPerFrame != nil
+    }
+
+    /// When the garbage paths won an utterance (`garbage`), its samples decoded once more against
+    /// the commands' language alone: the search can lose a request's path to the garbage at a
+    /// hesitation and never get it back. Made only for what the garbage heard as a few words or
+    /// more (`verificationMinWords`), not a word or two; what it finds stands when it is as long, fits the frames within `languageMarginPerFrame` of the garbage
+    /// path, and passes verification. nil: it does not (or no such decode is made).
+    private func heldToLanguage(_ samples: ArraySlice<Int16>, garbage: Hypothesis, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
+        guard let margin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
+              garbage.reachedFinalState, garbage.spokenWords.count >= options.verificationMinWords else { return nil }
+        try use(search: Self.languageSearch)
+        let held = try decode(samples, alternatives: alternativesWanted, codebooks: .reusedFromLast)
+        guard held.spokenWords.count >= options.verificationMinWords,
+              let utterance = interpret(held, startSample: startSample, sampleCount: samples.count), utterance.understood else { return nil }
+        let frames = 0...max(0, garbage.frameCount - 1)
+        let shortfall = (garbage.acousticScore(frames: frames) - held.acousticScore(frames: frames)) / Double(frames.count)
+        guard shortfall <= margin else {
+            explain("held to the language, fits \(Self.formatted(shortfall)) per frame worse than the garbage path, past \(Self.formatted(margin)): not taken")
+            return nil
+        }
+        explain("held to the language, within \(Self.formatted(margin)) per frame of the garbage path (\(Self.formatted(shortfall)))")
+        let checked = try verified(utterance, held, samples, noisy: noisy)
+        return checked?.understood == true ? checked : nil
     }
 
     /// The utterance, or not understood when verification finds its acoustic fit too far below

@@ -57,6 +57,12 @@ public struct RecognizerOptions: Sendable {
     public var noisyVerificationMarginPerFrame: Double? = 18
     /// The margin for decodes with the model adapted to the noise (nil: the noisy one).
     public var adaptedVerificationMarginPerFrame: Double? = 16
+    /// An utterance the garbage paths won is decoded once more against the commands' language
+    /// alone, and what that finds is taken (if verified) when its acoustic fit is at most this
+    /// many log units per frame below the garbage path's (nil: never). On the real coffee
+    /// requests the ones won back fit within 2.3 (most better than the garbage); non-command
+    /// speech (read English, card names, synthesized near misses) fell 7.7 or more short.
+    public var languageMarginPerFrame: Double? = 4
     /// Decoded phrases shorter than this are not verified: a word or two is too short for the
     /// comparison to mean anything.
     public var verificationMinWords = 3

@@ -24,6 +24,7 @@ public struct TuningProfile: Codable, Equatable, Sendable {
     public var noisyVerificationMarginPerFrame: Double?
     public var adaptedVerificationMarginPerFrame: Double?
     public var verificationMinWords: Int?
+    public var languageMarginPerFrame: Double?
     /// PocketSphinx arguments passed through, e.g. {"-beam": "1e-60"}.
     public var decoderArguments: [String: String]?
 
@@ -59,13 +60,17 @@ public struct TuningProfile: Codable, Equatable, Sendable {
         }
         if let maxActiveHMMs, maxActiveHMMs < 0 { return "maxActiveHMMs must be 0 (no cap) or more" }
         if let verificationMinWords, verificationMinWords < 1 { return "verificationMinWords must be 1 or more" }
-        return outside(trailingSilence, Self.pauseRange, "trailingSilence") ?? outside(pauseInsideRequest, Self.pauseRange, "pauseInsideRequest")
-            ?? outside(garbageWordPenalty, 1e-30...1, "garbageWordPenalty") ?? outside(garbagePhonePenalty, 1e-30...1, "garbagePhonePenalty")
-            ?? outside(minConfidence, Self.confidenceRange, "minConfidence") ?? outside(maskingNoiseBelowPeakDB, 0...90, "maskingNoiseBelowPeakDB")
-            ?? outside(noisyBelowRangeDB, 0...90, "noisyBelowRangeDB")
-            ?? outside(verificationMarginPerFrame, 0...200, "verificationMarginPerFrame")
-            ?? outside(noisyVerificationMarginPerFrame, 0...200, "noisyVerificationMarginPerFrame")
-            ?? outside(adaptedVerificationMarginPerFrame, 0...200, "adaptedVerificationMarginPerFrame")
+        let ranged: [(Double?, ClosedRange<Double>, String)] = [
+            (trailingSilence, Self.pauseRange, "trailingSilence"), (pauseInsideRequest, Self.pauseRange, "pauseInsideRequest"),
+            (garbageWordPenalty, 1e-30...1, "garbageWordPenalty"), (garbagePhonePenalty, 1e-30...1, "garbagePhonePenalty"),
+            (minConfidence, Self.confidenceRange, "minConfidence"), (maskingNoiseBelowPeakDB, 0...90, "maskingNoiseBelowPeakDB"),
+            (noisyBelowRangeDB, 0...90, "noisyBelowRangeDB"),
+            (verificationMarginPerFrame, 0...200, "verificationMarginPerFrame"),
+            (noisyVerificationMarginPerFrame, 0...200, "noisyVerificationMarginPerFrame"),
+            (adaptedVerificationMarginPerFrame, 0...200, "adaptedVerificationMarginPerFrame"),
+            (languageMarginPerFrame, 0...200, "languageMarginPerFrame"),
+        ]
+        return ranged.lazy.compactMap { outside($0.0, $0.1, $0.2) }.first
     }
 
     /// `options` with this profile's settings applied (0 turns a margin, the floor or the cap off).
@@ -85,6 +90,7 @@ public struct TuningProfile: Codable, Equatable, Sendable {
         if let noisyVerificationMarginPerFrame { options.noisyVerificationMarginPerFrame = noisyVerificationMarginPerFrame > 0 ? noisyVerificationMarginPerFrame : nil }
         if let adaptedVerificationMarginPerFrame { options.adaptedVerificationMarginPerFrame = adaptedVerificationMarginPerFrame > 0 ? adaptedVerificationMarginPerFrame : nil }
         if let verificationMinWords { options.verificationMinWords = verificationMinWords }
+        if let languageMarginPerFrame { options.languageMarginPerFrame = languageMarginPerFrame != 0 ? languageMarginPerFrame : nil }
         for (name, value) in decoderArguments ?? [:] { options.decoder.arguments[name] = value }
         return options
     }

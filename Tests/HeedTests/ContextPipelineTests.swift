@@ -41,6 +41,38 @@ import Yams
         }
     }
 
+    /// A real request whose first decode the garbage path wins (the search lost the order's path
+    /// at a hesitation): held to the language it is the order, with its slots. Without that
+    /// decode it is not understood. Synthesized near misses and babble alone, held to the
+    /// language too, fall far short of the garbage path and stay not understood.
+    @Test func anOrderTheGarbageWonIsHeldToTheLanguage() throws {
+        let context = try Context(contentsOf: Fixtures.root.appendingPathComponent("Models/contexts/coffee_maker.yaml"))
+        func recognizer(holding: Bool) throws -> CommandRecognizer {
+            var options = RecognizerOptions()
+            if !holding { options.languageMarginPerFrame = nil }
+            return try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [context]), options: options,
+                                         authorization: TestAuthorization.speechRecognition())
+        }
+        let order = Fixtures.root.appendingPathComponent("Tests/Golden/real-coffee/7d3c97b9-4f83-4def-a080-1b13f661acbf.wav")
+        let without = try recognizer(holding: false).recognize(file: order)
+        #expect(!without.isEmpty && without.allSatisfy { !$0.understood })
+
+        let holding = try recognizer(holding: true)
+        var explanation: [String] = []
+        holding.onExplanation = { explanation.append($0) }
+        let heard = try holding.recognize(file: order).filter(\.understood)
+        #expect(heard.map(\.intent) == [Intent(name: "orderDrink", slots: ["coffeeDrink": "house coffee", "numberOfShots": "single shot"])])
+        #expect(explanation.contains { $0.hasPrefix("held to the language, within") }, "\(explanation)")
+
+        explanation = []
+        let negatives = ["coffee/none-01.wav", "coffee/none-02.wav", "coffee/none-05.wav", "builtins/none-10-en-us.wav", "noise/babble.wav"]
+        for negative in negatives {
+            let heard = try holding.recognize(file: Fixtures.audio.appendingPathComponent(negative))
+            #expect(heard.allSatisfy { !$0.understood }, "\(negative): \(heard.map(\.transcript))")
+        }
+        #expect(explanation.contains { $0.contains("worse than the garbage path") }, "the negatives were never held to the language")
+    }
+
     @Test func slotsComeOutExactlyAsWritten() throws {
         let recognizer = try CommandRecognizer(vocabulary: .commands(.builtins, contexts: [Context(contentsOf: Self.coffee)]),
                                                authorization: TestAuthorization.speechRecognition())
