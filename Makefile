@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build and tests need; installed only when missing.
-APT_PACKAGES := pkg-config libasound2-dev libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us \
+APT_PACKAGES := pkg-config libasound2-dev libyaml-dev libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us \
                 libspeexdsp-dev libwebrtc-audio-processing-dev pocketsphinx espeak-ng sox libxml2-utils
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
 

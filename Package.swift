@@ -11,7 +11,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // C libraries, reached through pkg-config; Debian names the packages that provide them.
@@ -36,6 +35,11 @@ let package = Package(
         .target(name: "CWebRTCNoise", dependencies: ["CWebRTC"],
                 cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]),
         .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .systemLibrary(
             name: "CALSA",
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
@@ -52,9 +56,9 @@ let package = Package(
         // Stage 2: the PocketSphinx decoder and the grammar it searches.
         .target(name: "HeedRecognition", dependencies: ["CPocketSphinx", "CPTMScorer", "HeedAudio"]),
         // YAML with a bound on alias expansion, for every file Heed reads as YAML.
-        .target(name: "HeedYAML", dependencies: [.product(name: "Yams", package: "Yams")]),
+        .target(name: "HeedYAML", dependencies: ["CYAML"]),
         // Stage 3: word sequences to intents.
-        .target(name: "HeedIntents", dependencies: ["HeedYAML", .product(name: "Yams", package: "Yams")]),
+        .target(name: "HeedIntents", dependencies: ["HeedYAML"]),
         // Stage 4: who may hear and decode: app manifests, admin policy, the per-user decision store.
         .target(name: "HeedAuthorization", dependencies: [
             "HeedYAML",
@@ -83,10 +87,11 @@ let package = Package(
         .testTarget(name: "HeedAudioTests", dependencies: ["HeedAudio", "HeedTestSupport"]),
         .testTarget(name: "HeedCaptureTests", dependencies: ["HeedCapture", "HeedTestSupport"]),
         .testTarget(name: "HeedRecognitionTests", dependencies: ["HeedRecognition", "HeedAudio", "HeedTestSupport"]),
+        .testTarget(name: "HeedYAMLTests", dependencies: ["HeedYAML"]),
         .testTarget(name: "HeedIntentsTests", dependencies: ["HeedIntents"]),
         .testTarget(name: "HeedShortcutsTests", dependencies: ["HeedShortcuts", "HeedTestSupport"]),
         .testTarget(name: "HeedAuthorizationTests", dependencies: ["HeedAuthorization", "HeedTestSupport"]),
-        .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedAudio", "HeedRecognition", "HeedShortcuts", "HeedTestSupport", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedAudio", "HeedRecognition", "HeedShortcuts", "HeedTestSupport"]),
         // Runs the built `heed` executable as a user would.
         .testTarget(name: "HeedCLITests", dependencies: ["heed", "heed-fuzz", "HeedAudio", "HeedTestSupport"], exclude: ["Resources"]),
     ]

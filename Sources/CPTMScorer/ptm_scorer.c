@@ -324,8 +324,9 @@ long heed_ptm_end_score_offsets(struct ps_decoder_s *decoder, int *out, long cap
 // searches only the codebooks the first did not need. Its scores are the ones it would have
 // computed itself: a full search finds the same top N whatever Gaussians it starts from.
 
-// Utterances end at 10 s (the endpointer's longest); later frames are searched again.
-#define KEPT_CODEBOOK_FRAMES 1100
+// Utterances end at 10 s (the endpointer's longest); frames after 10.24 s are searched again (the
+// rows grow by doubling: one more frame would double their 2.6 MB).
+#define KEPT_CODEBOOK_FRAMES 1024
 
 // A row: the top N's scores (int32), their Gaussians (uint8), a flag per codebook searched in
 // full, and a last byte set once the row is filled. Rounded up to keep the scores aligned.

@@ -1,6 +1,5 @@
 import Foundation
 import HeedYAML
-import Yams
 
 /// A problem in a context file, pointing at the line and column.
 public struct ContextError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -75,23 +74,21 @@ public struct Context: Sendable {
     public init(yaml: String, source: String) throws(ContextError) {
         self.source = source
         let lines = yaml.components(separatedBy: "\n")
-        func fail(_ message: String, _ node: Node?, offset: Int = 0) -> ContextError {
+        func fail(_ message: String, _ node: YAMLNode?, offset: Int = 0) -> ContextError {
             guard let mark = node?.mark else { return ContextError(file: source, line: 0, column: 0, message: message) }
             // Quoted scalars start one column before their first character.
-            let quoted = (node?.scalar?.style == .doubleQuoted || node?.scalar?.style == .singleQuoted) ? 1 : 0
+            let quoted = node?.isQuoted == true ? 1 : 0
             let line = mark.line
             return ContextError(file: source, line: line, column: mark.column + quoted + offset, message: message,
                                 text: line - 1 < lines.count ? lines[line - 1] : nil)
         }
-        let root: Node?
+        let root: YAMLNode?
         do { root = try BoundedYAML.compose(yaml) } catch {
-            // Scanner and parser errors say where; anything else cannot be placed.
-            var place: (problem: String, mark: Mark)?
-            if case .scanner(_, let problem, let mark, _)? = error as? YamlError { place = (problem, mark) }
-            if case .parser(_, let problem, let mark, _)? = error as? YamlError { place = (problem, mark) }
-            guard let place else { throw ContextError(file: source, line: 0, column: 0, message: "YAML error: \(error)") }
-            throw ContextError(file: source, line: place.mark.line, column: place.mark.column, message: "YAML error: \(place.problem)",
-                               text: place.mark.line - 1 < lines.count ? lines[place.mark.line - 1] : nil)
+            // Syntax errors say where; anything else cannot be placed.
+            guard let syntax = error as? BoundedYAML.SyntaxError else { throw ContextError(file: source, line: 0, column: 0, message: "YAML error: \(error)") }
+            let mark = syntax.mark
+            throw ContextError(file: source, line: mark.line, column: mark.column, message: "YAML error: \(syntax.problem)",
+                               text: mark.line - 1 < lines.count ? lines[mark.line - 1] : nil)
         }
         guard let context = root?.mapping?["context"], let body = context.mapping else {
             throw fail("expected a top-level `context:` with `expressions:`", root)
@@ -151,8 +148,7 @@ public struct Context: Sendable {
                 if let problem = Self.unknownReference(in: pattern, text: text, slots: slots, macros: macros) {
                     throw fail(problem.message, item, offset: problem.column)
                 }
-                let mark = item.mark
-                expressions.append(Expression(intent: intent, text: text, pattern: pattern, line: mark?.line ?? 0, column: mark?.column ?? 0))
+                expressions.append(Expression(intent: intent, text: text, pattern: pattern, line: item.mark.line, column: item.mark.column))
             }
         }
         for key in (root?.mapping.map { Array($0.keys) } ?? []).compactMap(\.string) where !["context", "dialogue"].contains(key) {

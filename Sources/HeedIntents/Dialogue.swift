@@ -1,4 +1,4 @@
-import Yams
+import HeedYAML
 
 /// What happens around one intent before it is acted on, from the context file's `dialogue:`
 /// section (beside Rhino's `context:`, which stays as Rhino reads it):
@@ -67,7 +67,7 @@ public enum ConfirmationWords {
 extension Context {
     /// Reads the `dialogue:` section (the root node is the whole file). Every intent, slot and
     /// placeholder it names must exist in the context's expressions.
-    static func dialogue(from root: Node?, context: Context, fail: (String, Node?) -> ContextError) throws(ContextError) -> [String: DialogueRules] {
+    static func dialogue(from root: YAMLNode?, context: Context, fail: (String, YAMLNode?) -> ContextError) throws(ContextError) -> [String: DialogueRules] {
         guard let section = root?.mapping?["dialogue"] else { return [:] }
         guard let intents = section.mapping else { throw fail("`dialogue` maps intent names to their questions and responses", section) }
         let slotTypes = context.slotTypes
@@ -101,7 +101,7 @@ extension Context {
                 case "success": rules.success = try text()
                 case "failure": rules.failure = try text()
                 case "timeout":
-                    guard let seconds = value.float, seconds > 0, seconds <= 600 else { throw fail("`timeout` is seconds, more than 0 and at most 600", value) }
+                    guard let seconds = value.number, seconds > 0, seconds <= 600 else { throw fail("`timeout` is seconds, more than 0 and at most 600", value) }
                     rules.timeout = seconds
                 default:
                     throw fail("unknown key '\(key)' (expected require, confirm, success, failure, timeout)", keyNode)

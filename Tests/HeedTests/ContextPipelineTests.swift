@@ -1,7 +1,6 @@
 import Foundation
 import HeedTestSupport
 import Testing
-import Yams
 @testable import Heed
 
 /// Contexts through the whole pipeline, on recordings.
