@@ -41,6 +41,8 @@ public final class CommandRecognizer {
     static let phoneLoopSearch = "phone-loop"
     /// The commands' and contexts' language alone, without the garbage paths (`heldToLanguage`).
     static let languageSearch = "language"
+    /// Whether `languageSearch` is installed.
+    private var holdsToLanguage = false
     /// The word graph of `commandSearch` (nil for a JSGF vocabulary), for `exportCommandSearch`.
     private var commandSearchGrammar: Grammar?
     /// The commands' and contexts' language alone: the minimal word graph, before the garbage
@@ -139,7 +141,11 @@ public final class CommandRecognizer {
             let searched = Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty)
             try decoder.add(searched, named: Self.commandSearch)
             commandSearchGrammar = searched
-            if options.languageMarginPerFrame != nil {
+            // Only a language with sentences long enough to be verified is held to (the built-ins
+            // are single words: long speech would be decoded twice for nothing).
+            holdsToLanguage = options.languageMarginPerFrame != nil
+                && (commandGraph.longestSentence ?? .max) >= options.verificationMinWords
+            if holdsToLanguage {
                 try decoder.add(commandGraph, named: Self.languageSearch)
             }
             if options.verificationMarginPerFrame != nil {
@@ -367,7 +373,7 @@ public final class CommandRecognizer {
     private var mayVerify: Bool {
         guard answerSearch == nil, case .commands = vocabulary else { return false }
         return options.verificationMarginPerFrame != nil || options.noisyVerificationMarginPerFrame != nil
-            || options.languageMarginPerFrame != nil
+            || holdsToLanguage
     }
 
     /// When the garbage paths won an utterance (`garbage`), its samples decoded once more against
@@ -376,7 +382,7 @@ public final class CommandRecognizer {
     /// more (`verificationMinWords`), not a word or two; what it finds stands when it is as long, fits the frames within `languageMarginPerFrame` of the garbage
     /// path, and passes verification. nil: it does not (or no such decode is made).
     private func heldToLanguage(_ samples: ArraySlice<Int16>, garbage: Hypothesis, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
-        guard let margin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
+        guard holdsToLanguage, let margin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
               garbage.reachedFinalState, garbage.spokenWords.count >= options.verificationMinWords else { return nil }
         try use(search: Self.languageSearch)
         let held = try decode(samples, alternatives: alternativesWanted, codebooks: .reusedFromLast)

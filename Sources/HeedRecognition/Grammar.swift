@@ -25,6 +25,27 @@ public struct Grammar: Equatable, Sendable {
 
     public var words: Set<String> { Set(transitions.compactMap(\.word)) }
 
+    /// The most words a sentence of the grammar can have; nil when a loop makes it unbounded.
+    public var longestSentence: Int? {
+        var outgoing = [[Transition]](repeating: [], count: stateCount)
+        for transition in transitions { outgoing[transition.from].append(transition) }
+        var longest = [Int?](repeating: nil, count: stateCount)  // from each state to the final one
+        var visiting = Set<Int>()
+        func walk(_ state: Int) -> Int?? {  // .some(nil): no way on to the final state; nil: a loop
+            if let known = longest[state] { return .some(known) }
+            guard visiting.insert(state).inserted else { return nil }
+            defer { visiting.remove(state) }
+            var best: Int? = state == final ? 0 : nil
+            for transition in outgoing[state] {
+                guard let rest = walk(transition.to) else { return nil }
+                if let rest { best = max(best ?? 0, rest + (transition.word == nil ? 0 : 1)) }
+            }
+            longest[state] = best
+            return .some(best)
+        }
+        return walk(start).map { $0 ?? 0 }
+    }
+
     public mutating func addState() -> Int {
         stateCount += 1
         return stateCount - 1
