@@ -29,7 +29,7 @@ release: deps
 # On a terminal the first run asks, once, for permission to use speech recognition. Without a
 # terminal nobody can be asked, so the demo runs as a test rig: a temporary state directory and
 # Models/test-rig.policy.yml, leaving the user's own decisions untouched.
-# Then three real people ordering coffee (Tests/Golden) against Picovoice's coffee-maker context.
+# Then four real people ordering coffee (Tests/Golden) against Picovoice's coffee-maker context.
 DEMO_COFFEE = recognize --no-builtins --context Models/contexts/coffee_maker.yaml Tests/Golden/real-coffee/*.wav
 demo: release
 	@echo "== heed recognize Audio/demo/*.wav, then heed $(DEMO_COFFEE)"
