@@ -315,14 +315,15 @@ long heed_ptm_end_score_offsets(struct ps_decoder_s *decoder, int *out, long cap
     return frames < capacity ? frames : capacity;  // what was copied: the caller's buffer holds no more
 }
 
-// MARK: Codebooks kept for a second decode of the same samples
+// MARK: Codebooks kept for further decodes of the same samples
 //
-// Verification decodes an utterance's samples twice, against the commands and then against a free
-// phone loop: the features, and so each codebook's best Gaussians, are the same both times, and
-// searching the codebooks is most of the cost of a decode. The first decode keeps each frame's top
-// N of every codebook (and which codebooks it searched in full); the second starts from them and
-// searches only the codebooks the first did not need. Its scores are the ones it would have
-// computed itself: a full search finds the same top N whatever Gaussians it starts from.
+// An utterance's samples are decoded again against other searches (the language alone, a free
+// phone loop for verification): the features, and so each codebook's best Gaussians, are the same
+// every time, and searching the codebooks is most of the cost of a decode. The first decode keeps
+// each frame's top N of every codebook (and which codebooks it searched in full); the others start
+// from them and search only the codebooks the first did not need. Their scores are the ones they
+// would have computed themselves: a full search finds the same top N whatever Gaussians it starts
+// from.
 
 // Utterances end at 10 s (the endpointer's longest); frames after 10.24 s are searched again (the
 // rows grow by doubling: one more frame would double their 2.6 MB).
