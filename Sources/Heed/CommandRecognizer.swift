@@ -148,7 +148,8 @@ public final class CommandRecognizer {
             if holdsToLanguage {
                 try decoder.add(commandGraph, named: Self.languageSearch)
             }
-            if options.verificationMarginPerFrame != nil {
+            // Any margin set needs the loop: quiet verification off leaves the noisy one on.
+            if options.verificationMarginPerFrame != nil || options.noisyVerificationMarginPerFrame != nil {
                 var loop = Grammar()
                 loop.addGarbageLoop(units: garbage.phones, penalty: 1)
                 try decoder.add(loop, named: Self.phoneLoopSearch)

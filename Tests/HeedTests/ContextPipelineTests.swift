@@ -72,6 +72,22 @@ import Testing
         #expect(explanation.contains { $0.contains("worse than the garbage path") }, "the negatives were never held to the language")
     }
 
+    /// Verification switched off in quiet only (a profile's `verificationMarginPerFrame: 0`)
+    /// leaves it on in noise: a noisy order is still verified, against a phone loop that exists
+    /// (it was built only for the quiet margin, and every noisy order failed with "no search").
+    @Test func quietVerificationOffStillVerifiesInNoise() throws {
+        var options = RecognizerOptions()
+        options.verificationMarginPerFrame = nil
+        let recognizer = try Self.recognizer(context: "coffee", options: options)
+        var explanation: [String] = []
+        recognizer.onExplanation = { explanation.append($0) }
+        let mixed = try SuiteMix.mixed(Fixtures.audio.appendingPathComponent("coffee/orderDrink-01-en-us.wav"), as: "coffee/orderDrink-01-en-us.wav",
+                                       with: "pink", snr: 12)
+        let heard = try recognizer.recognize(samples: mixed)
+        #expect(explanation.contains { $0.contains("noisy") }, "\(explanation)")
+        #expect(heard.contains { $0.intent?.name == "orderDrink" }, "\(heard.map(\.transcript)) \(explanation)")
+    }
+
     @Test func slotsComeOutExactlyAsWritten() throws {
         let recognizer = try CommandRecognizer(vocabulary: .commands(.builtins, contexts: [Context(contentsOf: Self.coffee)]),
                                                authorization: TestAuthorization.speechRecognition())
