@@ -7,7 +7,7 @@ extension CommandRecognizer {
     /// anything else. Words that sound like a command ("down" beside "done") stay in: on real
     /// speech, taking them out turned those words into the command (BENCHMARKS.md, "Rejection").
     static func garbageUnits(decoder: Decoder) -> (words: [String], phones: [String]) {
-        (GarbageWords.english.filter { decoder.pronunciation(of: $0) != nil }, addPhoneWords(to: decoder))
+        (GarbageWords.english.filter { decoder.pronunciation(of: $0) != nil }, decoder.addPhoneWords(prefix: phoneWordPrefix))
     }
 
     /// The command paths plus a garbage loop of each kind, at these per-unit probabilities.
@@ -17,16 +17,5 @@ extension CommandRecognizer {
         grammar.addGarbageLoop(units: garbage.words, penalty: wordPenalty)
         grammar.addGarbageLoop(units: garbage.phones, penalty: phonePenalty)
         return grammar
-    }
-
-    /// One garbage "word" per phone of the model, so a loop of them can match any speech.
-    static func addPhoneWords(to decoder: Decoder) -> [String] {
-        let phones = ["AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G", "HH",
-                      "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH",
-                      "UH", "UW", "V", "W", "Y", "Z", "ZH"]
-        return phones.compactMap { phone in
-            let word = phoneWordPrefix + phone.lowercased()
-            return decoder.addWord(word, phones: phone) ? word : nil
-        }
     }
 }

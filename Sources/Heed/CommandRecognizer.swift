@@ -385,12 +385,16 @@ public final class CommandRecognizer {
     private func heldToLanguage(_ samples: ArraySlice<Int16>, garbage: Hypothesis, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
         guard holdsToLanguage, let margin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
               garbage.reachedFinalState, garbage.spokenWords.count >= options.verificationMinWords else { return nil }
+        let frames = 0...max(0, garbage.frameCount - 1)
+        func shortfall(_ held: Hypothesis) -> Double {
+            (garbage.acousticScore(frames: frames) - held.acousticScore(frames: frames)) / Double(frames.count)
+        }
         try use(search: Self.languageSearch)
-        let held = try decode(samples, alternatives: alternativesWanted, codebooks: .reusedFromLast)
+        // The N-best list (the confidence) only for a decode that can be taken: most fall short.
+        let held = try decode(samples, alternatives: { shortfall($0) <= margin && alternativesWanted($0) }, codebooks: .reusedFromLast)
         guard held.spokenWords.count >= options.verificationMinWords,
               let utterance = interpret(held, startSample: startSample, sampleCount: samples.count), utterance.understood else { return nil }
-        let frames = 0...max(0, garbage.frameCount - 1)
-        let shortfall = (garbage.acousticScore(frames: frames) - held.acousticScore(frames: frames)) / Double(frames.count)
+        let shortfall = shortfall(held)
         guard shortfall <= margin else {
             explain("held to the language, fits \(Self.formatted(shortfall)) per frame worse than the garbage path, past \(Self.formatted(margin)): not taken")
             return nil

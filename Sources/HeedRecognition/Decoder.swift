@@ -183,6 +183,20 @@ public final class Decoder {
         }
     }
 
+    /// The speech phones of the English models (CMUdict's set, silence and fillers left out).
+    public static let speechPhones = ["AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G", "HH",
+                                      "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH",
+                                      "UH", "UW", "V", "W", "Y", "Z", "ZH"]
+
+    /// Adds one word per speech phone the model has ("~aa" is AA for the prefix "~"), so a loop
+    /// of them can match any speech; returns the words added.
+    public func addPhoneWords(prefix: String) -> [String] {
+        Self.speechPhones.compactMap { phone in
+            let word = prefix + phone.lowercased()
+            return addWord(word, phones: phone) ? word : nil
+        }
+    }
+
     /// Whether the model knows a single phone.
     private func addWordProbe(phone: String) -> Bool {
         addWord("heed-phone-probe-" + phone.lowercased(), phones: phone)
