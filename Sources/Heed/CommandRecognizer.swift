@@ -141,10 +141,10 @@ public final class CommandRecognizer {
             let searched = Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty)
             try decoder.add(searched, named: Self.commandSearch)
             commandSearchGrammar = searched
-            // Only a language with sentences long enough to be verified is held to (the built-ins
-            // are single words: long speech would be decoded twice for nothing).
+            // Only a language with requests of a few words is held to (the built-ins are single
+            // words: long speech would be decoded twice for nothing).
             holdsToLanguage = options.languageMarginPerFrame != nil
-                && (commandGraph.longestSentence ?? .max) >= options.verificationMinWords
+                && (commandGraph.longestSentence ?? .max) >= Self.heldToLanguageMinWords
             if holdsToLanguage {
                 try decoder.add(commandGraph, named: Self.languageSearch)
             }
@@ -333,8 +333,7 @@ public final class CommandRecognizer {
 
     /// Decodes one complete utterance that begins at `startSample` of the stream: once against
     /// the active search; when the garbage paths won, once against the language alone
-    /// (`heldToLanguage`); for a command of `verificationMinWords` words or more, once against
-    /// the free phone loop to verify it; a noisy utterance not understood, its foreground once
+    /// (`heldToLanguage`); for a command, once against the free phone loop to verify it; a noisy utterance not understood, its foreground once
     /// more the same way (`NoiseStage`), held to the language only then. So an utterance costs at
     /// most three decodes in quiet and five in noise, whatever the noise: `NoiseStage` prepares the samples and says whether to
     /// adapt the model to their noise.
@@ -377,14 +376,18 @@ public final class CommandRecognizer {
             || holdsToLanguage
     }
 
+    /// What the garbage paths heard must be this many words or more to be held to the language:
+    /// a request lost at a hesitation, not a stray word or two.
+    static let heldToLanguageMinWords = 3
+
     /// When the garbage paths won an utterance (`garbage`), its samples decoded once more against
     /// the commands' language alone: the search can lose a request's path to the garbage at a
     /// hesitation and never get it back. Made only for what the garbage heard as a few words or
-    /// more (`verificationMinWords`), not a word or two; what it finds stands when it is as long, fits the frames within `languageMarginPerFrame` of the garbage
+    /// more (`heldToLanguageMinWords`), not a word or two; what it finds stands when it is as long, fits the frames within `languageMarginPerFrame` of the garbage
     /// path, and passes verification. nil: it does not (or no such decode is made).
     private func heldToLanguage(_ samples: ArraySlice<Int16>, garbage: Hypothesis, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
         guard holdsToLanguage, let margin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
-              garbage.reachedFinalState, garbage.spokenWords.count >= options.verificationMinWords else { return nil }
+              garbage.reachedFinalState, garbage.spokenWords.count >= Self.heldToLanguageMinWords else { return nil }
         let frames = 0...max(0, garbage.frameCount - 1)
         func shortfall(_ held: Hypothesis) -> Double {
             (garbage.acousticScore(frames: frames) - held.acousticScore(frames: frames)) / Double(frames.count)
@@ -392,7 +395,7 @@ public final class CommandRecognizer {
         try use(search: Self.languageSearch)
         // The N-best list (the confidence) only for a decode that can be taken: most fall short.
         let held = try decode(samples, alternatives: { shortfall($0) <= margin && alternativesWanted($0) }, codebooks: .reusedFromLast)
-        guard held.spokenWords.count >= options.verificationMinWords,
+        guard held.spokenWords.count >= Self.heldToLanguageMinWords,
               let utterance = interpret(held, startSample: startSample, sampleCount: samples.count), utterance.understood else { return nil }
         let shortfall = shortfall(held)
         guard shortfall <= margin else {
@@ -408,8 +411,7 @@ public final class CommandRecognizer {
     /// a free phone loop's on the same samples (`verificationMarginPerFrame`).
     private func verified(_ utterance: Utterance?, _ hypothesis: Hypothesis, _ samples: ArraySlice<Int16>, noisy: Bool) throws(HeedError) -> Utterance? {
         guard let utterance, utterance.understood, answerSearch == nil, case .commands = vocabulary,
-              let margin = noisy ? options.noisyVerificationMarginPerFrame : options.verificationMarginPerFrame,
-              hypothesis.spokenWords.count >= options.verificationMinWords
+              let margin = noisy ? options.noisyVerificationMarginPerFrame : options.verificationMarginPerFrame
         else { return utterance }
         try use(search: Self.phoneLoopSearch)
         let loop = try decode(samples, alternatives: { _ in false }, codebooks: .reusedFromLast)
@@ -417,7 +419,10 @@ public final class CommandRecognizer {
         let limit = decoder.isAdaptedToNoise ? (options.adaptedVerificationMarginPerFrame ?? margin) : margin
         let frames = 0...max(0, hypothesis.frameCount - 1)
         let shortfall = (loop.acousticScore(frames: frames) - hypothesis.acousticScore(frames: frames)) / Double(frames.count)
-        guard shortfall > limit else { return utterance }
+        guard shortfall > limit else {
+            explain("verification: fits \(Self.formatted(shortfall)) per frame worse than the free phone loop, within the margin \(Self.formatted(limit))")
+            return utterance
+        }
         explain("verification: fits \(Self.formatted(shortfall)) per frame worse than the free phone loop, past the margin \(Self.formatted(limit)): turned away")
         return utterance.rejected
     }

@@ -63,9 +63,6 @@ public struct RecognizerOptions: Sendable {
     /// requests the ones won back fit within 2.3 (most better than the garbage); non-command
     /// speech (read English, card names, synthesized near misses) fell 7.7 or more short.
     public var languageMarginPerFrame: Double? = 4
-    /// Decoded phrases shorter than this are not verified: a word or two is too short for the
-    /// comparison to mean anything.
-    public var verificationMinWords = 3
     /// How often a stream reports what the speech so far sounds like (nil: never). Each partial
     /// decodes the utterance so far again, so it costs CPU while the person speaks.
     public var partialInterval: Double?

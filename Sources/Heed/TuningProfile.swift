@@ -23,7 +23,6 @@ public struct TuningProfile: Codable, Equatable, Sendable {
     public var verificationMarginPerFrame: Double?
     public var noisyVerificationMarginPerFrame: Double?
     public var adaptedVerificationMarginPerFrame: Double?
-    public var verificationMinWords: Int?
     public var languageMarginPerFrame: Double?
     /// PocketSphinx arguments passed through, e.g. {"-beam": "1e-60"}.
     public var decoderArguments: [String: String]?
@@ -59,7 +58,6 @@ public struct TuningProfile: Codable, Equatable, Sendable {
             return "noiseSuppressor must be webrtc, speex or off, not \(suppressor)"
         }
         if let maxActiveHMMs, maxActiveHMMs < 0 { return "maxActiveHMMs must be 0 (no cap) or more" }
-        if let verificationMinWords, verificationMinWords < 1 { return "verificationMinWords must be 1 or more" }
         let ranged: [(Double?, ClosedRange<Double>, String)] = [
             (trailingSilence, Self.pauseRange, "trailingSilence"), (pauseInsideRequest, Self.pauseRange, "pauseInsideRequest"),
             (garbageWordPenalty, 1e-30...1, "garbageWordPenalty"), (garbagePhonePenalty, 1e-30...1, "garbagePhonePenalty"),
@@ -89,7 +87,6 @@ public struct TuningProfile: Codable, Equatable, Sendable {
         if let verificationMarginPerFrame { options.verificationMarginPerFrame = verificationMarginPerFrame > 0 ? verificationMarginPerFrame : nil }
         if let noisyVerificationMarginPerFrame { options.noisyVerificationMarginPerFrame = noisyVerificationMarginPerFrame > 0 ? noisyVerificationMarginPerFrame : nil }
         if let adaptedVerificationMarginPerFrame { options.adaptedVerificationMarginPerFrame = adaptedVerificationMarginPerFrame > 0 ? adaptedVerificationMarginPerFrame : nil }
-        if let verificationMinWords { options.verificationMinWords = verificationMinWords }
         if let languageMarginPerFrame { options.languageMarginPerFrame = languageMarginPerFrame != 0 ? languageMarginPerFrame : nil }
         for (name, value) in decoderArguments ?? [:] { options.decoder.arguments[name] = value }
         return options

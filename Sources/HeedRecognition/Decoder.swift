@@ -44,9 +44,6 @@ public struct DecoderConfiguration: Sendable, Equatable {
             // Our own endpointer decides what is speech; the decoder's silence removal would make
             // word times depend on the input in odd ways.
             "-remove_silence": "no",
-            // Measured on Audio/builtins: the built-in noise removal costs accuracy on clean speech
-            // (54/60 without, 49/60 with). Noise handling is revisited with noisy suites.
-            "-remove_noise": "no",
             // Silence may sit between words and around the phrase.
             "-fsgusefiller": "yes",
             // N-best lists (for confidence) come from the lattice best-path search builds.

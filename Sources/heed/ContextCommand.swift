@@ -53,10 +53,9 @@ struct ContextCommand: ParsableCommand {
 
                   heed context export --context Models/contexts/coffee.yml --write-fsg coffee.fsg --write-dict coffee.dict
                   pocketsphinx_continuous -infile in.wav -hmm /usr/share/pocketsphinx/model/en-us/en-us \\
-                    -fsg coffee.fsg -dict coffee.dict -remove_noise no
+                    -fsg coffee.fsg -dict coffee.dict
 
-                (-remove_noise no is Heed's own setting; PocketSphinx's noise removal garbles clean \
-                recordings.) The decoder is set up as for `heed recognize`, so the permission gate applies.
+                The decoder is set up as for `heed recognize`, so the permission gate applies.
                 """)
 
         @Option(name: .customLong("write-fsg"), help: ArgumentHelp("Where to write the grammar.", valueName: "FILE.fsg")) var writeFSG: String

@@ -64,7 +64,7 @@ import Testing
 
         // A profile from before statistics were kept can be used, not learned on.
         let old = folder.appendingPathComponent("old.speaker.json")
-        let made = try CLI.run(["recognize", "--learn-speaker", old.path, "Audio/demo/stop.wav"])
+        let made = try CLI.run(["recognize", "--learn-speaker", old.path, "Audio/demo/start-pause-stop.wav"])
         #expect(made.status == 0, "\(made.stderr)")
         var object = try profile(old)
         object["statistics"] = nil

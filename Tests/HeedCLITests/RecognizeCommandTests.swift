@@ -175,8 +175,7 @@ import Testing
         }
     }
 
-    /// The exported grammar is the language Heed decodes: plain PocketSphinx, given it (with
-    /// Heed's own -remove_noise no), hears the order with its slot words, and does not hear a
+    /// The exported grammar is the language Heed decodes: plain PocketSphinx, given it, hears the order with its slot words, and does not hear a
     /// question as a command.
     @Test func exportedGrammarDecodesInPlainPocketSphinx() throws {
         let directory = try Fixtures.temporaryDirectory()
@@ -188,7 +187,7 @@ import Testing
         #expect(grammar.contains(" latte\n") && grammar.contains(" stop\n"), "the context's words and the built-in commands")
         func plainPocketSphinx(_ wav: String) throws -> String {
             let model = "/usr/share/pocketsphinx/model/en-us/en-us"
-            let run = try CLI.run(["-infile", wav, "-hmm", model, "-dict", dict.path, "-fsg", fsg.path, "-remove_noise", "no", "-logfn", "/dev/null"],
+            let run = try CLI.run(["-infile", wav, "-hmm", model, "-dict", dict.path, "-fsg", fsg.path, "-logfn", "/dev/null"],
                                   executable: "/usr/bin/pocketsphinx_continuous")
             #expect(run.status == 0, "\(run.stderr)")
             return run.stdout.split(separator: "\n").joined(separator: " ")

@@ -341,27 +341,28 @@ import Testing
     }
 
     /// Past the speech range where adaptation stops (`maxSpeechRangeDB`), it fades out over
-    /// `rangeFadeDB`. goforward.raw in pink noise at 30 dB (no suppressor here) is just past the
-    /// range: the hard gate leaves the model as trained, the fade adapts it, and by less than a
+    /// `rangeFadeDB`. goforward.raw in pink noise at 27 dB (no suppressor here; PocketSphinx's own
+    /// noise removal takes some off) is just past the range: the hard gate leaves the model as trained, the fade adapts it, and by less than a
     /// gate that let the mix through in full would.
     @Test(.enabled(if: Fixtures.corpusAvailable, Fixtures.corpusMissing))
     func adaptationFadesOutPastTheSpeechRange() throws {
         let decoder = try goForwardDecoder()
         let clean = try samples(Fixtures.corpus.appendingPathComponent("goforward.raw"))
-        let noisy = PCM.int16(from: Perturbation.mix(speech: PCM.float(from: clean), noise: try noise("pink"), snr: 30,
+        let noisy = PCM.int16(from: Perturbation.mix(speech: PCM.float(from: clean), noise: try noise("pink"), snr: 27,
                                                      sampleRate: 16_000, seed: 1))
-        // How far each model is from the trained one: the score it gives the clean recording.
-        let trained = try decode(decoder, clean).score
+        // How far each model moved from the trained one.
+        let trained = decoder.parameters()
+        func moved() -> Double { zip(trained, decoder.parameters()).reduce(0) { $0 + Double(abs($1.0 - $1.1)) } }
         var hardGate = NoiseAdaptation()
         hardGate.rangeFadeDB = 0
         #expect(!decoder.adaptAcousticModel(toNoiseIn: noisy[...], hardGate), "the mix is within the range: pick a quieter noise")
         #expect(decoder.adaptAcousticModel(toNoiseIn: noisy[...], NoiseAdaptation()))
-        let faded = try decode(decoder, clean).score
+        let faded = moved()
         var noGate = NoiseAdaptation()
         noGate.maxSpeechRangeDB = 40
         #expect(decoder.adaptAcousticModel(toNoiseIn: noisy[...], noGate))
-        let full = try decode(decoder, clean).score
-        #expect(faded < trained && faded > full, "trained \(trained), faded \(faded), in full \(full)")
+        let full = moved()
+        #expect(faded > 0 && faded < full, "faded \(faded), in full \(full)")
         decoder.restoreAcousticModel()
     }
 

@@ -73,7 +73,8 @@ import Testing
     /// The built-in suite: five synthetic voices at two speeds over a quiet room's noise, and 36
     /// negatives (near misses like "the pasta is done" among them), kept as a regression fixture:
     /// no false acceptance may creep in. Measured when the floor was set (rejection tuned on real
-    /// speech, which synthetic voices fit worse): 31/60 accepted, 0/36 false.
+    /// speech, which synthetic voices fit worse; PocketSphinx's own noise removal on, which gave real
+    /// "stop"s back): 28/60 accepted, 0/36 false.
     @Test func builtinSuiteMeetsItsFloor() throws {
         var accepted = 0, positives = 0, falseAccepts = 0, negatives = 0
         var failures: [String] = []
@@ -89,8 +90,8 @@ import Testing
             }
         }
         #expect(positives == 60 && negatives == 36)
-        #expect(accepted >= 29, "accepted \(accepted)/\(positives): \(failures)")
-        #expect(falseAccepts <= 1, "false accepts \(falseAccepts)/\(negatives): \(failures)")
+        #expect(accepted >= 27, "accepted \(accepted)/\(positives): \(failures)")
+        #expect(falseAccepts == 0, "false accepts \(falseAccepts)/\(negatives): \(failures)")
     }
 
     /// Real human speech that contains none of the commands (audiobook sentences, card names,
