@@ -144,7 +144,7 @@ public final class CommandRecognizer {
             // Only a language with requests of a few words is held to (the built-ins are single
             // words: long speech would be decoded twice for nothing).
             holdsToLanguage = options.languageMarginPerFrame != nil
-                && (commandGraph.longestSentence ?? .max) >= Self.heldToLanguageMinWords
+                && (commandGraph.longestSentence ?? .max) >= Self.requestMinWords
             if holdsToLanguage {
                 try decoder.add(commandGraph, named: Self.languageSearch)
             }
@@ -376,18 +376,19 @@ public final class CommandRecognizer {
             || holdsToLanguage
     }
 
-    /// What the garbage paths heard must be this many words or more to be held to the language:
-    /// a request lost at a hesitation, not a stray word or two.
-    static let heldToLanguageMinWords = 3
+    /// A request is this many words or more. What the garbage paths heard must be as long to be
+    /// held to the language (a request lost at a hesitation, not a stray word or two); a shorter
+    /// command must be what most of its N-best list says (`interpret`).
+    static let requestMinWords = 3
 
     /// When the garbage paths won an utterance (`garbage`), its samples decoded once more against
     /// the commands' language alone: the search can lose a request's path to the garbage at a
     /// hesitation and never get it back. Made only for what the garbage heard as a few words or
-    /// more (`heldToLanguageMinWords`), not a word or two; what it finds stands when it is as long, fits the frames within `languageMarginPerFrame` of the garbage
+    /// more (`requestMinWords`), not a word or two; what it finds stands when it is as long, fits the frames within `languageMarginPerFrame` of the garbage
     /// path, and passes verification. nil: it does not (or no such decode is made).
     private func heldToLanguage(_ samples: ArraySlice<Int16>, garbage: Hypothesis, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
         guard holdsToLanguage, let margin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
-              garbage.reachedFinalState, garbage.spokenWords.count >= Self.heldToLanguageMinWords else { return nil }
+              garbage.reachedFinalState, garbage.spokenWords.count >= Self.requestMinWords else { return nil }
         let frames = 0...max(0, garbage.frameCount - 1)
         func shortfall(_ held: Hypothesis) -> Double {
             (garbage.acousticScore(frames: frames) - held.acousticScore(frames: frames)) / Double(frames.count)
@@ -395,7 +396,7 @@ public final class CommandRecognizer {
         try use(search: Self.languageSearch)
         // The N-best list (the confidence) only for a decode that can be taken: most fall short.
         let held = try decode(samples, alternatives: { shortfall($0) <= margin && alternativesWanted($0) }, codebooks: .reusedFromLast)
-        guard held.spokenWords.count >= Self.heldToLanguageMinWords,
+        guard held.spokenWords.count >= Self.requestMinWords,
               let utterance = interpret(held, startSample: startSample, sampleCount: samples.count), utterance.understood else { return nil }
         let shortfall = shortfall(held)
         guard shortfall <= margin else {
@@ -512,6 +513,15 @@ public final class CommandRecognizer {
         case .commands:
             // A path through the garbage loops means the speech was not a command.
             let intent = vocabulary.match(words)
+            // A command of a word or two has little to tell it from other words: the phone loop
+            // fits such a word about as well as the command (on real one-word clips, "stop"s and
+            // words taken for a command overlap there), but the garbage words beside it in the
+            // N-best list tell. Real one-word clips, quiet and in noise: 40 of 58 words taken for
+            // a command had half or more of it on the garbage paths, 1 of 21 "stop"s did (0.54).
+            if intent != nil, words.count < Self.requestMinWords, case let garbage = garbageShare(hypothesis.alternatives), garbage >= 0.5 {
+                explain("a short command, but \(Self.formatted(garbage)) of its N-best list is the garbage paths: turned away")
+                return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
+            }
             if let intent, confidence >= options.minConfidence {
                 return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
             }
@@ -550,13 +560,21 @@ public final class CommandRecognizer {
         return total > 0 ? agreeing / total : 0
     }
 
+    /// How much of the N-best probability mass is the garbage paths (the empty word sequence is
+    /// no command, so the paths that agree with it are those that are none either).
+    private func garbageShare(_ alternatives: [Alternative]) -> Double {
+        alternatives.isEmpty ? 0 : Self.confidence(of: [], among: alternatives, meaning: meaning)
+    }
+
+    static let notACommand = "(not a command)"
+
     /// What a word sequence means under the current expectation: an intent with its slots, an
     /// answer, or a transcript for a plain grammar. Alternatives that mean the same agree.
     private func meaning(_ words: [String]) -> String {
         if answerSearch != nil { return answerPhrases.contains(words) ? words.joined(separator: " ") : "(not an answer)" }
         switch vocabulary {
         case .commands:
-            guard let intent = vocabulary.match(words) else { return "(not a command)" }
+            guard let intent = vocabulary.match(words) else { return Self.notACommand }
             return intent.name + intent.slots.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
         case .jsgf: return words.joined(separator: " ")
         }

@@ -18,8 +18,9 @@ import Testing
 
     /// Every demo file, in its own format (8 to 48 kHz, 8 to 32 bit, mono and stereo), gives its intent.
     /// (The demo's synthetic "pause", "done" and "resume", narrowband and over digital silence,
-    /// are not heard at the defaults chosen on real speech: issue "Real people", BENCHMARKS.md.)
-    @Test(arguments: ["stop", "start", "cancel"])
+    /// and its "start", most of whose N-best list is garbage words, are not heard at the defaults
+    /// chosen on real speech: issue "Real people", BENCHMARKS.md.)
+    @Test(arguments: ["stop", "cancel"])
     func demoFileGivesItsIntent(command: String) throws {
         let utterances = try recognize(Fixtures.demo.appendingPathComponent("\(command).wav"))
         #expect(utterances.count == 1)
@@ -74,7 +75,8 @@ import Testing
     /// negatives (near misses like "the pasta is done" among them), kept as a regression fixture:
     /// no false acceptance may creep in. Measured when the floor was set (rejection tuned on real
     /// speech, which synthetic voices fit worse; PocketSphinx's own noise removal on, which gave real
-    /// "stop"s back): 28/60 accepted, 0/36 false.
+    /// "stop"s back; a word turned away when most of its N-best list is garbage): 25/60 accepted,
+    /// 0/36 false.
     @Test func builtinSuiteMeetsItsFloor() throws {
         var accepted = 0, positives = 0, falseAccepts = 0, negatives = 0
         var failures: [String] = []
@@ -90,7 +92,7 @@ import Testing
             }
         }
         #expect(positives == 60 && negatives == 36)
-        #expect(accepted >= 27, "accepted \(accepted)/\(positives): \(failures)")
+        #expect(accepted >= 24, "accepted \(accepted)/\(positives): \(failures)")
         #expect(falseAccepts == 0, "false accepts \(falseAccepts)/\(negatives): \(failures)")
     }
 
