@@ -333,10 +333,11 @@ public final class CommandRecognizer {
 
     /// Decodes one complete utterance that begins at `startSample` of the stream: once against
     /// the active search; when the garbage paths won, once against the language alone
-    /// (`heldToLanguage`); for a command, once against the free phone loop to verify it; a noisy utterance not understood, its foreground once
-    /// more the same way (`NoiseStage`), held to the language only then. So an utterance costs at
-    /// most three decodes in quiet and five in noise, whatever the noise: `NoiseStage` prepares the samples and says whether to
-    /// adapt the model to their noise.
+    /// (`heldToLanguage`); for a command, once against the free phone loop to verify it; a noisy
+    /// utterance not understood, its foreground once more the same way (`NoiseStage`), held to the
+    /// language only then. So an utterance costs at most three decodes in quiet and five in noise,
+    /// whatever the noise: `NoiseStage` prepares the samples and says whether to adapt the model
+    /// to their noise.
     ///
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.
@@ -384,8 +385,9 @@ public final class CommandRecognizer {
     /// When the garbage paths won an utterance (`garbage`), its samples decoded once more against
     /// the commands' language alone: the search can lose a request's path to the garbage at a
     /// hesitation and never get it back. Made only for what the garbage heard as a few words or
-    /// more (`requestMinWords`), not a word or two; what it finds stands when it is as long, fits the frames within `languageMarginPerFrame` of the garbage
-    /// path, and passes verification. nil: it does not (or no such decode is made).
+    /// more (`requestMinWords`), not a word or two; what it finds stands when it is as long, fits
+    /// the frames within `languageMarginPerFrame` of the garbage path, and passes verification.
+    /// nil: it does not (or no such decode is made).
     private func heldToLanguage(_ samples: ArraySlice<Int16>, garbage: Hypothesis, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
         guard holdsToLanguage, let margin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
               garbage.reachedFinalState, garbage.spokenWords.count >= Self.requestMinWords else { return nil }
@@ -566,7 +568,7 @@ public final class CommandRecognizer {
         alternatives.isEmpty ? 0 : Self.confidence(of: [], among: alternatives, meaning: meaning)
     }
 
-    static let notACommand = "(not a command)"
+    private static let notACommand = "(not a command)"
 
     /// What a word sequence means under the current expectation: an intent with its slots, an
     /// answer, or a transcript for a plain grammar. Alternatives that mean the same agree.

@@ -60,9 +60,11 @@ public struct RecognizerOptions: Sendable {
     /// An utterance the garbage paths won is decoded once more against the commands' language
     /// alone, and what that finds is taken (if verified) when its acoustic fit is at most this
     /// many log units per frame below the garbage path's (nil: never). On the real coffee
-    /// requests the ones won back fit within 2.3 (most better than the garbage); non-command
-    /// speech (read English, card names, synthesized near misses) fell 7.7 or more short.
-    public var languageMarginPerFrame: Double? = 4
+    /// requests the ones won back fit within 5.5 (most better than the garbage); real non-command
+    /// speech (read English, card names, numbers) fell 10 or more short. A synthesized near miss
+    /// ("remind me to call my mother" as "remind me in two minutes") fits within 5.3, and
+    /// verification turns it away.
+    public var languageMarginPerFrame: Double? = 6
     /// How often a stream reports what the speech so far sounds like (nil: never). Each partial
     /// decodes the utterance so far again, so it costs CPU while the person speaks.
     public var partialInterval: Double?

@@ -34,13 +34,19 @@ public struct TuningProfile: Codable, Equatable, Sendable {
     public static let pauseRange: ClosedRange<Double> = 0.05...5
     public static let confidenceRange: ClosedRange<Double> = 0...1
 
-    /// Reads a profile; a missing file, bad JSON, an unknown version or a value out of range is
-    /// a `.badInput` error naming the file.
+    /// Reads a profile; a missing file, bad JSON, a setting this heed does not know (a typo, or
+    /// one since removed), an unknown version or a value out of range is a `.badInput` error
+    /// naming the file: a profile is never half applied.
     public init(contentsOf url: URL) throws(HeedError) {
         let data: Data
         do { data = try Data(contentsOf: url) } catch { throw HeedError(.cannotOpen, "\(url.path): cannot read the profile") }
         do { self = try JSONDecoder().decode(TuningProfile.self, from: data) } catch {
             throw HeedError(.badInput, "\(url.path): not a tuning profile (\(Self.describe(error)))")
+        }
+        let known = Set(Mirror(reflecting: self).children.compactMap(\.label))
+        if let fields = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+           let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
+            throw HeedError(.badInput, "\(url.path): unknown setting '\(unknown)' (docs/tuning.md lists them)")
         }
         guard (1...Self.currentVersion).contains(version ?? 1) else {
             throw HeedError(.badInput, "\(url.path): profile version \(version ?? 1); this heed reads version \(Self.currentVersion)")

@@ -57,6 +57,23 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// A profile that cannot be applied whole is refused before anything is decoded (exit 65).
+    @Test(arguments: [
+        (#"{"version": 1, "verificationMinWords": 3}"#, "unknown setting 'verificationMinWords'"),
+        (#"{"version": 1, "trailingSilense": 0.3}"#, "unknown setting 'trailingSilense'"),
+        (#"{"version": 9}"#, "profile version 9; this heed reads version 1"),
+        (#"{"version": 1, "languageMarginPerFrame": 500}"#, "languageMarginPerFrame 500.0 is outside 0.0...200.0"),
+        (#"{"version": 1, "trailingSilence": "long"}"#, "not a tuning profile"),
+    ])
+    func aProfileThatCannotBeAppliedWholeIsRefused(profile: String, message: String) throws {
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("profile.json")
+        try profile.write(to: file, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["recognize", "--profile", file.path, "Audio/demo/stop.wav"])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func severalFilesAndANegative() throws {
         let result = try CLI.run(["recognize", "Audio/demo/start-pause-stop.wav", "Audio/demo/what-time-is-it.wav", "Audio/demo/cancel.wav"])
         #expect(result.status == 0)
