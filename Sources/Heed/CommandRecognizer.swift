@@ -502,7 +502,8 @@ public final class CommandRecognizer {
         let end = time(ofFrame: last.endFrame + 1, startSample: startSample)
         let words = spoken.map { Self.baseWord($0.word) }
         // A rejection that was not weighed against alternatives (`alternativesWanted`) counts as sure.
-        let confidence = hypothesis.alternatives.isEmpty ? 1 : Self.confidence(of: words, among: hypothesis.alternatives, meaning: meaning)
+        let shares = Self.shares(among: hypothesis.alternatives, meaning: meaning)
+        let confidence = hypothesis.alternatives.isEmpty ? 1 : shares[meaning(words)] ?? 0
         if answerSearch != nil {
             // An answer to a question: one of its phrases, or (through the garbage loops) not an answer.
             let understood = answerPhrases.contains(words) && confidence >= options.minConfidence
@@ -520,7 +521,7 @@ public final class CommandRecognizer {
             // words taken for a command overlap there), but the garbage words beside it in the
             // N-best list tell. Real one-word clips, quiet and in noise: 40 of 58 words taken for
             // a command had half or more of it on the garbage paths, 1 of 21 "stop"s did (0.54).
-            if intent != nil, words.count < Self.requestMinWords, case let garbage = garbageShare(hypothesis.alternatives), garbage >= 0.5 {
+            if intent != nil, words.count < Self.requestMinWords, let garbage = shares[Self.notACommand], garbage >= 0.5 {
                 explain("a short command, but \(Self.formatted(garbage)) of its N-best list is the garbage paths: turned away")
                 return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
             }
@@ -543,29 +544,24 @@ public final class CommandRecognizer {
     /// Chosen on Audio/builtins so that confidence separates right from wrong decodes.
     static let confidenceScale = 500.0
 
-    /// How much of the N-best probability mass agrees with the best path's meaning: the same
-    /// intent (any alignment or pronunciation), or the same transcript for a plain grammar.
-    static func confidence(of words: [String], among alternatives: [Alternative], meaning: ([String]) -> String) -> Double {
-        guard let best = alternatives.map(\.score).max() else { return 0 }
-        let target = meaning(words)
+    /// How the N-best probability mass falls over meanings (`meaning` of each alternative's
+    /// words: an intent with its slots, "(not a command)" for the garbage paths, ...). Confidence
+    /// is the share of the best path's meaning: the same intent (any alignment or pronunciation),
+    /// or the same transcript for a plain grammar.
+    static func shares(among alternatives: [Alternative], meaning: ([String]) -> String) -> [String: Double] {
+        guard let best = alternatives.map(\.score).max() else { return [:] }
         // The list repeats word sequences (other alignments, pronunciations): each is matched once.
-        var meanings: [[String]: String] = [words: target]
-        var agreeing = 0.0, total = 0.0
+        var meanings: [[String]: String] = [:]
+        var mass: [String: Double] = [:], total = 0.0
         for alternative in alternatives {
             let weight = exp(Double(alternative.score - best) / confidenceScale)
             total += weight
-            let alternativeWords = alternative.words.map(baseWord)
-            let alternativeMeaning = meanings[alternativeWords] ?? meaning(alternativeWords)
-            meanings[alternativeWords] = alternativeMeaning
-            if alternativeMeaning == target { agreeing += weight }
+            let words = alternative.words.map(baseWord)
+            let alternativeMeaning = meanings[words] ?? meaning(words)
+            meanings[words] = alternativeMeaning
+            mass[alternativeMeaning, default: 0] += weight
         }
-        return total > 0 ? agreeing / total : 0
-    }
-
-    /// How much of the N-best probability mass is the garbage paths (the empty word sequence is
-    /// no command, so the paths that agree with it are those that are none either).
-    private func garbageShare(_ alternatives: [Alternative]) -> Double {
-        alternatives.isEmpty ? 0 : Self.confidence(of: [], among: alternatives, meaning: meaning)
+        return total > 0 ? mass.mapValues { $0 / total } : [:]
     }
 
     private static let notACommand = "(not a command)"

@@ -29,10 +29,10 @@ public struct Grammar: Equatable, Sendable {
     public var longestSentence: Int? {
         var outgoing = [[Transition]](repeating: [], count: stateCount)
         for transition in transitions { outgoing[transition.from].append(transition) }
-        var longest = [Int?](repeating: nil, count: stateCount)  // from each state to the final one
+        var longest: [Int: Int?] = [:]  // from each state walked to the final one (nil: no way there)
         var visiting = Set<Int>()
         func walk(_ state: Int) -> Int?? {  // .some(nil): no way on to the final state; nil: a loop
-            if let known = longest[state] { return .some(known) }
+            if let known = longest[state] { return known }
             guard visiting.insert(state).inserted else { return nil }
             defer { visiting.remove(state) }
             var best: Int? = state == final ? 0 : nil
