@@ -386,11 +386,12 @@ public final class CommandRecognizer {
     /// the commands' language alone: the search can lose a request's path to the garbage at a
     /// hesitation and never get it back. Made only for what the garbage heard as a few words or
     /// more (`requestMinWords`), not a word or two; what it finds stands when it is as long, fits
-    /// the frames within `languageMarginPerFrame` of the garbage path, and passes verification.
+    /// the frames within `languageMarginPerFrame` (`noisyLanguageMarginPerFrame` in noise) of the garbage path, and passes verification.
     /// nil: it does not (or no such decode is made).
     private func heldToLanguage(_ samples: ArraySlice<Int16>, garbage: Hypothesis, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
-        guard holdsToLanguage, let margin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
+        guard holdsToLanguage, let quietMargin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
               garbage.reachedFinalState, garbage.spokenWords.count >= Self.requestMinWords else { return nil }
+        let margin = noisy ? options.noisyLanguageMarginPerFrame ?? quietMargin : quietMargin
         let frames = 0...max(0, garbage.frameCount - 1)
         func shortfall(_ held: Hypothesis) -> Double {
             (garbage.acousticScore(frames: frames) - held.acousticScore(frames: frames)) / Double(frames.count)

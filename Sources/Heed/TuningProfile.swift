@@ -24,6 +24,7 @@ public struct TuningProfile: Codable, Equatable, Sendable {
     public var noisyVerificationMarginPerFrame: Double?
     public var adaptedVerificationMarginPerFrame: Double?
     public var languageMarginPerFrame: Double?
+    public var noisyLanguageMarginPerFrame: Double?
     /// PocketSphinx arguments passed through, e.g. {"-beam": "1e-60"}.
     public var decoderArguments: [String: String]?
 
@@ -73,6 +74,7 @@ public struct TuningProfile: Codable, Equatable, Sendable {
             (noisyVerificationMarginPerFrame, 0...200, "noisyVerificationMarginPerFrame"),
             (adaptedVerificationMarginPerFrame, 0...200, "adaptedVerificationMarginPerFrame"),
             (languageMarginPerFrame, 0...200, "languageMarginPerFrame"),
+            (noisyLanguageMarginPerFrame, 0...200, "noisyLanguageMarginPerFrame"),
         ]
         return ranged.lazy.compactMap { outside($0.0, $0.1, $0.2) }.first
     }
@@ -94,6 +96,7 @@ public struct TuningProfile: Codable, Equatable, Sendable {
         if let noisyVerificationMarginPerFrame { options.noisyVerificationMarginPerFrame = noisyVerificationMarginPerFrame > 0 ? noisyVerificationMarginPerFrame : nil }
         if let adaptedVerificationMarginPerFrame { options.adaptedVerificationMarginPerFrame = adaptedVerificationMarginPerFrame > 0 ? adaptedVerificationMarginPerFrame : nil }
         if let languageMarginPerFrame { options.languageMarginPerFrame = languageMarginPerFrame != 0 ? languageMarginPerFrame : nil }
+        if let noisyLanguageMarginPerFrame { options.noisyLanguageMarginPerFrame = noisyLanguageMarginPerFrame != 0 ? noisyLanguageMarginPerFrame : nil }
         for (name, value) in decoderArguments ?? [:] { options.decoder.arguments[name] = value }
         return options
     }
