@@ -13,13 +13,10 @@ import HeedAudio
 /// - noisy and steady (its pauses' spectrum hardly changes: a fan, a hood, pink noise): as noisy,
 ///   and the acoustic model is adapted to the noise first (`RecognizerOptions.noiseAdaptation`).
 ///
-/// An utterance in changing noise also names its foreground: the stretch within
-/// `foregroundMarginDB` of its loudest frame. Voices behind the speaker keep the endpointer open
-/// around a command, and the garbage path that explains them swallows the command too; when the
-/// whole is not understood, the foreground alone is decoded once more (the person speaking to
-/// the device is the loudest). Steady noise has no voices to cut away: there the foreground only
-/// cut off a request's soft last word ("... with sweetener"), so the whole is decoded, held to
-/// the language too (real requests, every 5th, pink and brown noise at 24-6 dB: 7 more of 496).
+/// A noisy utterance also names its foreground: the stretch within `foregroundMarginDB` of its
+/// loudest frame. Voices behind the speaker keep the endpointer open around a command, and the
+/// garbage path that explains them swallows the command too; when the whole is not understood,
+/// the foreground alone is decoded once more (the person speaking to the device is the loudest).
 struct NoiseStage {
     enum Kind: String, Sendable {
         case quiet
@@ -31,8 +28,7 @@ struct NoiseStage {
     struct Plan {
         var samples: ArraySlice<Int16>
         var kind: Kind
-        /// Indices into `samples` of the loud stretch to decode again if the whole is not understood
-        /// (changing noise only).
+        /// Indices into `samples` of the loud stretch to decode again if the whole is not understood.
         var foreground: Range<Int>? = nil
         var noisy: Bool { kind != .quiet }
         var adaptsToNoise: Bool { kind == .steadyNoise }
@@ -51,7 +47,7 @@ struct NoiseStage {
             return Plan(samples: suppressed, kind: steady ? .steadyNoise : .changingNoise)
         }
         let floored = MaskingNoise.added(to: suppressed, level: MaskingNoise.rms(ofLevelDB: peak - below), sampleRate: sampleRate)[...]
-        return Plan(samples: floored, kind: steady ? .steadyNoise : .changingNoise, foreground: steady ? nil : foreground(of: floored))
+        return Plan(samples: floored, kind: steady ? .steadyNoise : .changingNoise, foreground: foreground(of: floored))
     }
 
     /// The span of `samples` from the first to the last 10 ms frame within `foregroundMarginDB`
