@@ -334,8 +334,8 @@ public final class CommandRecognizer {
     /// Decodes one complete utterance that begins at `startSample` of the stream: once against
     /// the active search; when the garbage paths won, once against the language alone
     /// (`heldToLanguage`); for a command, once against the free phone loop to verify it; a noisy
-    /// utterance not understood, its foreground once more the same way (`NoiseStage`), held to the
-    /// language only then. So an utterance costs at most three decodes in quiet and five in noise,
+    /// utterance not understood, its foreground once more the same way (`NoiseStage`). Held to the
+    /// language once: on the foreground in changing noise, on the whole otherwise. So an utterance costs at most three decodes in quiet and five in noise,
     /// whatever the noise: `NoiseStage` prepares the samples and says whether to adapt the model
     /// to their noise.
     ///
@@ -352,10 +352,10 @@ public final class CommandRecognizer {
         // babble mixes decoded 48 times more for 19: no request more); in quiet and steady noise
         // on the whole, since the foreground cut off a soft last word ("... with sweetener"; real
         // requests every 5th, pink and brown noise at 24-6 dB: 8 more of 496).
-        let whole = try decodeAndVerify(plan.samples, startSample: startSample, noisy: plan.noisy, holdingToLanguage: plan.foreground == nil || plan.adaptsToNoise)
+        let whole = try decodeAndVerify(plan.samples, startSample: startSample, noisy: plan.noisy, holdingToLanguage: !plan.holdsForegroundToLanguage)
         guard whole?.understood != true, answerSearch == nil, let foreground = plan.foreground else { return whole }
         explain("decoded again, only the stretch within \(Self.formatted(options.foregroundMarginDB ?? 0)) dB of its loudest frame")
-        let loud = try decodeAndVerify(plan.samples[foreground], startSample: startSample + foreground.lowerBound - plan.samples.startIndex, noisy: true, holdingToLanguage: !plan.adaptsToNoise)
+        let loud = try decodeAndVerify(plan.samples[foreground], startSample: startSample + foreground.lowerBound - plan.samples.startIndex, noisy: true, holdingToLanguage: plan.holdsForegroundToLanguage)
         return loud?.understood == true ? loud : whole
     }
 
@@ -388,8 +388,8 @@ public final class CommandRecognizer {
     /// the commands' language alone: the search can lose a request's path to the garbage at a
     /// hesitation and never get it back. Made only for what the garbage heard as a few words or
     /// more (`requestMinWords`), not a word or two; what it finds stands when it is as long, fits
-    /// the frames within `languageMarginPerFrame` (`noisyLanguageMarginPerFrame` in noise) of the garbage path, and passes verification.
-    /// nil: it does not (or no such decode is made).
+    /// the frames within `languageMarginPerFrame` (`noisyLanguageMarginPerFrame` in noise) of the
+    /// garbage path, and passes verification. nil: it does not (or no such decode is made).
     private func heldToLanguage(_ samples: ArraySlice<Int16>, garbage: Hypothesis, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
         guard holdsToLanguage, let quietMargin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
               garbage.reachedFinalState, garbage.spokenWords.count >= Self.requestMinWords else { return nil }

@@ -32,6 +32,9 @@ struct NoiseStage {
         var foreground: Range<Int>? = nil
         var noisy: Bool { kind != .quiet }
         var adaptsToNoise: Bool { kind == .steadyNoise }
+        /// Whether the foreground, not the whole, is held to the language: only in changing noise
+        /// (talk behind the speaker); in steady noise the foreground cut off soft last words.
+        var holdsForegroundToLanguage: Bool { foreground != nil && kind == .changingNoise }
     }
 
     let options: RecognizerOptions
