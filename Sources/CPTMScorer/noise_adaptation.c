@@ -252,9 +252,8 @@ static void added_variances(cepstral_transform_t const *t, double const *noise_s
     }
 }
 
-// `only`: when not NULL, the codebooks to adapt (nonzero entries); the others are left as they are.
 static void adapt_gaussians(ptm_mgau_t *s, cepstral_transform_t const *t, noise_estimate_t const *estimate,
-                        float const *trained, double uncertainty, unsigned char const *only) {
+                            float const *trained, double uncertainty) {
     gauden_t *g = s->g;
     int filters = t->filters;
     long variances_at = means_size(g), dets_at = 2 * means_size(g);
@@ -263,13 +262,6 @@ static void adapt_gaussians(ptm_mgau_t *s, cepstral_transform_t const *t, noise_
     double ln_base = log(logmath_get_base(g->lmath));
     long at = 0, det_at = 0;
     for (int cb = 0; cb < g->n_mgau; ++cb) {
-        if (only != NULL && !only[cb]) {
-            for (int stream = 0; stream < g->n_feat; ++stream) {
-                at += (long)g->n_density * g->featlen[stream];
-                det_at += g->n_density;
-            }
-            continue;
-        }
         double speech_share[MAX_FILTERS] = {0};
         for (int stream = 0; stream < g->n_feat; ++stream) {
             int featlen = g->featlen[stream];
@@ -350,7 +342,6 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
         shaped = shaped && g->featlen[stream] == t.cepstra;
     double *levels = malloc(sizeof(double) * (size_t)frames);
     noise_estimate_t estimate;
-    unsigned char *silence = NULL;
     int adapted = 0;
     if (shaped && levels != NULL) {
         frame_levels(log_mel, frames, t.filters, levels);
@@ -360,27 +351,15 @@ int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, 
         // the gate the adaptation fades out instead of stopping: over `range_fade_db` the noise
         // is taken as lower by twice the excess, so the model moves less as the speech rises.
         double excess = range - decibels_to_log(settings->max_speech_range_db);
-        if (!settings->silence_only && excess <= decibels_to_log(settings->range_fade_db) &&
+        if (excess <= decibels_to_log(settings->range_fade_db) &&
             estimate_noise(log_mel, frames, t.filters, settings, excess > 0 ? 2 * excess : 0, &estimate)) {
-            adapt_gaussians(s, &t, &estimate, trained, settings->uncertainty, NULL);
+            adapt_gaussians(s, &t, &estimate, trained, settings->uncertainty);
             adapted = 1;
-        } else if ((settings->silence_past_gate || settings->silence_only) && (silence = calloc((size_t)g->n_mgau, 1)) != NULL &&
-                   estimate_noise(log_mel, frames, t.filters, settings, 0, &estimate)) {
-            // Past the fade the speech phones keep the trained model, but silence and fillers take
-            // the whole noise: what the suppressor leaves of it around the words is then heard as
-            // silence, not as garbage words.
-            void *mdef = ((decoder_prefix_t *)decoder)->acmod->mdef;
-            for (int cb = 0; cb < g->n_mgau; ++cb)
-                silence[cb] = !heed_is_speech_codebook(mdef, cb);
-            heed_ptm_set_parameters(decoder, trained);
-            adapt_gaussians(s, &t, &estimate, trained, settings->uncertainty, silence);
-            adapted = 2;
         }
     }
     // adapt_gaussians writes every parameter from `trained`; only a model left as it was needs them copied.
     if (!adapted)
         heed_ptm_set_parameters(decoder, trained);
-    free(silence);
     free(levels);
     free(log_mel);
     return adapted;

@@ -386,36 +386,28 @@ public final class Decoder {
     var trainedFingerprint: String?
     /// Whether the model's Gaussians are adapted to some audio's noise now.
     public private(set) var isAdaptedToNoise = false
-    /// Whether only silence's and the fillers' Gaussians are (speech far above the noise; see
-    /// `NoiseAdaptation.adaptsSilencePastGate`).
-    private(set) var isSilenceAdaptedToNoise = false
 
     /// Adapts the acoustic model's Gaussians to the noise in `samples`, which is about to be decoded.
-    /// Returns false when the speech phones are left as trained: the audio does not call for it
-    /// (too short, speech far above the noise: then silence and fillers may still be adapted, see
-    /// `isSilenceAdaptedToNoise`) or the model is not one Heed's scorer handles. `silenceOnly`:
-    /// adapt only silence and fillers whatever the range (a quiet floor under clean speech).
+    /// Returns false when the model is left as trained: the audio does not call for it (too
+    /// short, speech far above the noise) or the model is not one Heed's scorer handles.
     @discardableResult
-    public func adaptAcousticModel(toNoiseIn samples: ArraySlice<Int16>, _ settings: NoiseAdaptation, silenceOnly: Bool = false) -> Bool {
+    public func adaptAcousticModel(toNoiseIn samples: ArraySlice<Int16>, _ settings: NoiseAdaptation) -> Bool {
         guard usesInterleavedGaussians, let trained = trainedGaussiansCopy() else { return false }
         var cSettings = settings.cSettings
-        cSettings.silence_only = silenceOnly ? 1 : 0
         let adapted = trained.withUnsafeBufferPointer { gaussians in
             samples.withUnsafeBufferPointer { audio in
                 heed_ptm_adapt_to_noise(decoder, gaussians.baseAddress, audio.baseAddress, audio.count, &cSettings)
             }
         }
         isAdaptedToNoise = adapted == 1
-        isSilenceAdaptedToNoise = adapted == 2
         return isAdaptedToNoise
     }
 
     /// Puts the trained Gaussians back after `adaptAcousticModel`.
     public func restoreAcousticModel() {
-        guard isAdaptedToNoise || isSilenceAdaptedToNoise, let trainedGaussians else { return }
+        guard isAdaptedToNoise, let trainedGaussians else { return }
         trainedGaussians.withUnsafeBufferPointer { heed_ptm_set_parameters(decoder, $0.baseAddress) }
         isAdaptedToNoise = false
-        isSilenceAdaptedToNoise = false
     }
 
     /// How much the `quietest` share of `samples`' frames (0.1: the quietest tenth) changes from

@@ -85,7 +85,7 @@ public struct Grammar: Equatable, Sendable {
     /// The loop is not entered before or after a command ("please stop"): on real requests the
     /// loop's free words took a request's tail whenever its words fit the speaker a little better
     /// than the grammar's, and a one-word command could hide inside garbage around it
-    /// (BENCHMARKS.md, "Rejection").
+    /// (BENCHMARKS.md in git history, "Rejection").
     public mutating func addGarbageLoop(units: [String], penalty: Double) {
         guard !units.isEmpty else { return }
         let loop = addState()

@@ -34,11 +34,6 @@ typedef struct {
     /// How far (natural-log units) a frame may stray from a Gaussian's mean in the mel bands
     /// noise dominates, added to the trained variances (0: variances stay as trained).
     double uncertainty;
-    /// Past the fade, adapt the silence and filler codebooks alone (1) or nothing (0).
-    int silence_past_gate;
-    /// Adapt the silence and filler codebooks alone whatever the range (1): for a quiet floor
-    /// under clean speech, where the speech phones gain nothing and adapting them all costs CPU.
-    int silence_only;
 } heed_noise_adaptation_settings;
 
 /// How many floats the parameters noise adaptation changes take: the Gaussians' means, variances
@@ -52,9 +47,8 @@ void heed_ptm_copy_parameters(struct ps_decoder_s *decoder, float *out);
 void heed_ptm_set_parameters(struct ps_decoder_s *decoder, float const *parameters);
 
 /// Sets the model's Gaussians to `trained` (a copy made by heed_ptm_copy_parameters) adapted to the noise
-/// in `samples`, the audio about to be decoded. Returns 1 when adapted; 2 when only the silence and
-/// filler codebooks were (speech far above the noise, with `silence_past_gate`); 0 when the model
-/// was left as `trained` (too little audio, speech far above the noise, or a model of another shape).
+/// in `samples`, the audio about to be decoded. Returns 1 when adapted; 0 when the model was left as
+/// `trained` (too little audio, speech far above the noise, or a model of another shape).
 int heed_ptm_adapt_to_noise(struct ps_decoder_s *decoder, float const *trained, short const *samples,
                             long count, heed_noise_adaptation_settings const *settings);
 
