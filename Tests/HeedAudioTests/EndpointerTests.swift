@@ -74,6 +74,43 @@ import Testing
         #expect(idle.heldTrailingSilence == nil)
     }
 
+    /// Talk behind the speaker: after a word at -20 dBFS, frames at -42 with brief dips to -52,
+    /// above the floor but 20 dB below the word. Heard as speech, they held the utterance open to
+    /// the end of the input; as background they end it 0.3 s (`foregroundTail`) later than silence
+    /// would, the audio running that far past the word, and where the pause is known early.
+    @Test func talkFarBelowTheSpeakerEndsTheUtterance() {
+        let talk = (0..<300).map { $0 % 10 == 0 ? Float(-52) : -42 }
+        let energies = [Float](repeating: -60, count: 100) + [Float](repeating: -20, count: 50) + talk
+        let found = events(energies)
+        #expect(found.count == 4, "\(found)")  // the word, then the talk as an utterance of its own
+        guard found.count >= 2 else { return }
+        #expect(found[1].0 == 149 + 25 + 30)
+        #expect(found[1].1 == .speechEnd(atSample: (150 + 15 + 30) * 160))
+        var heldOpen = Endpointer.Configuration()
+        heldOpen.foregroundDB = nil
+        #expect(events(energies, configuration: heldOpen).map(\.1) == [.speechStart(atSample: 75 * 160), .speechEnd(atSample: energies.count * 160)])
+
+        var endpointer = Endpointer()
+        var tentative: Set<Int> = []
+        for db in energies.prefix(149 + 25 + 30) {
+            _ = endpointer.process(energyDB: db)
+            if let end = endpointer.tentativeEnd { tentative.insert(end) }
+        }
+        #expect(tentative == [(150 + 15 + 30) * 160])
+    }
+
+    /// A word's fading tail in quiet (0.25 s at -45 dBFS, 25 dB under the word) is background by
+    /// level, but silence ends the utterance first, at the same sample as with no foreground limit.
+    @Test func aFadingTailInQuietEndsWhereItDid() {
+        let energies = [Float](repeating: -60, count: 100) + [Float](repeating: -20, count: 50) + [Float](repeating: -45, count: 25)
+            + [Float](repeating: -60, count: 100)
+        var noLimit = Endpointer.Configuration()
+        noLimit.foregroundDB = nil
+        let found = events(energies)
+        #expect(found.map(\.1) == events(energies, configuration: noLimit).map(\.1))
+        #expect(found.last?.1 == .speechEnd(atSample: (175 + 15) * 160))
+    }
+
     @Test func slowlyRisingNoiseIsNotSpeech() {
         // Room noise that rises by 2 dB a second for 15 s (traffic building up), then stays.
         let energies = (0..<1500).map { Float(-70 + Double($0) * 0.02) } + [Float](repeating: -40, count: 500)

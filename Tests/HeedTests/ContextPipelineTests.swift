@@ -78,6 +78,29 @@ import Testing
         #expect(explanation.contains { $0.contains("worse than the garbage path") }, "the negatives were never held to the language")
     }
 
+    /// Real orders with six-voice babble 24 dB below them: the talk behind the speaker is above
+    /// the endpointer's floor, and held every utterance open to the end of the recording, decoded
+    /// as more of the order ("... with almond milk and a little bit of sweetener"). Taking frames
+    /// 20 dB below the utterance's loudest as background ends the order where the speaker stops.
+    @Test func talkBehindTheSpeakerDoesNotLengthenAnOrder() throws {
+        let context = try Context(contentsOf: Fixtures.root.appendingPathComponent("Models/contexts/coffee_maker.yaml"))
+        let golden = Fixtures.root.appendingPathComponent("Tests/Golden/real-coffee")
+        let suite = try TestSuite(directory: golden)
+        func right(foregroundDB: Float?) throws -> Int {
+            var options = RecognizerOptions()
+            options.endpointer.foregroundDB = foregroundDB
+            let recognizer = try CommandRecognizer(vocabulary: .commands(CommandSet(), contexts: [context]), options: options,
+                                                   authorization: TestAuthorization.speechRecognition())
+            return try suite.entries.filter { entry in
+                let mixed = try SuiteMix.mixed(golden.appendingPathComponent(entry.file), as: "real-coffee/\(entry.file)", with: "babble", snr: 24)
+                return try recognizer.recognize(samples: mixed).filter(\.understood).map(\.intent) == entry.expected.map(\.intent)
+            }.count
+        }
+        let heldOpen = try right(foregroundDB: nil), ended = try right(foregroundDB: RecognizerOptions().endpointer.foregroundDB)
+        #expect(suite.entries.count == 4)
+        #expect(ended >= 3 && ended > heldOpen, "\(heldOpen) -> \(ended) of 4")
+    }
+
     /// Verification switched off in quiet only (a profile's `verificationMarginPerFrame: 0`)
     /// leaves it on in noise: a noisy order is still verified, against a phone loop that exists
     /// (it was built only for the quiet margin, and every noisy order failed with "no search").
