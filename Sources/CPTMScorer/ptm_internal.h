@@ -200,9 +200,6 @@ static inline heed_scorer_state_t *heed_decoder_scorer_state(struct ps_decoder_s
     return s == NULL ? NULL : heed_scorer_state(s);
 }
 
-/// Whether codebook `cb` is a speech phone's, not silence's or a filler's ("SIL", "+NSN+", ...).
-int heed_is_speech_codebook(void *mdef, int cb);
-
 /// Copies a scored frame's features when a recording is running on `s` (speaker_adaptation.c).
 void heed_ptm_record_frame(ptm_mgau_t *s, mfcc_t **features, int frame);
 

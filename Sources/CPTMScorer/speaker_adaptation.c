@@ -311,8 +311,9 @@ done:
     return result;
 }
 
-// Silence and fillers ("SIL", "+NSN+", ...) are the room's: never shifted.
-int heed_is_speech_codebook(void *mdef, int cb) {
+// Whether codebook `cb` is a speech phone's. Silence and fillers ("SIL", "+NSN+", ...) are the
+// room's: never shifted.
+static int heed_is_speech_codebook(void *mdef, int cb) {
     char const *name = bin_mdef_ciphone_str(mdef, cb);
     return name != NULL && strcmp(name, "SIL") != 0 && name[0] != '+';
 }

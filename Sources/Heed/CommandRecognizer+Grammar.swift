@@ -5,7 +5,8 @@ import HeedRecognition
 extension CommandRecognizer {
     /// The two ways out for speech that is not a command: common words, and single phones for
     /// anything else. Words that sound like a command ("down" beside "done") stay in: on real
-    /// speech, taking them out turned those words into the command (BENCHMARKS.md in git history, "Rejection").
+    /// speech, taking them out turned those words into the command (BENCHMARKS.md in git
+    /// history, "Rejection").
     static func garbageUnits(decoder: Decoder) -> (words: [String], phones: [String]) {
         (GarbageWords.english.filter { decoder.pronunciation(of: $0) != nil }, decoder.addPhoneWords(prefix: phoneWordPrefix))
     }

@@ -335,9 +335,9 @@ public final class CommandRecognizer {
     /// the active search; when the garbage paths won, once against the language alone
     /// (`heldToLanguage`); for a command, once against the free phone loop to verify it; a noisy
     /// utterance not understood, its foreground once more the same way (`NoiseStage`). Held to the
-    /// language once: on the foreground in changing noise, on the whole otherwise. So an utterance costs at most three decodes in quiet and five in noise,
-    /// whatever the noise: `NoiseStage` prepares the samples and says whether to adapt the model
-    /// to their noise.
+    /// language once: on the foreground in changing noise, on the whole otherwise. So an utterance
+    /// costs at most three decodes in quiet and five in noise, whatever the noise: `NoiseStage`
+    /// prepares the samples and says whether to adapt the model to their noise.
     ///
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.

@@ -22,8 +22,8 @@ public struct Endpointer: Sendable {
         public var minSpeech = 0.060
         /// How long silence must last to end the utterance. Most of the delay from the end of a
         /// command to its intent; 0.25 s scored as 0.3 s did on every suite, clean and in noise
-        /// (BENCHMARKS.md in git history, "Latency against trailing silence"), and 0.2 s let a real sentence's
-        /// last fragment through as a command.
+        /// (BENCHMARKS.md in git history, "Latency against trailing silence"), and 0.2 s let a
+        /// real sentence's last fragment through as a command.
         public var trailingSilence = 0.250
         /// How long silence must last to end the utterance when the words so far are not a whole
         /// command, or a request may go on from them (`holdOpen`): people pause inside a request

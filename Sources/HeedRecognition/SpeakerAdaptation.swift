@@ -47,7 +47,8 @@ public struct SpeakerEnrollment: Sendable {
     /// heard have in common, itself worth this many frames against none (nil: towards no shift).
     /// Learning from commands needs it: a few commands teach a few phones, which then fit the
     /// speaker better than all the others and win their frames. Enrollment's sentences teach
-    /// every phone, and lost a few commands with it (BENCHMARKS.md in git history, "Learning the speaker").
+    /// every phone, and lost a few commands with it (BENCHMARKS.md in git history, "Learning the
+    /// speaker").
     public var globalPriorFrames: Double?
     /// A recording whose alignment to its words fits worse than the best phones could by more
     /// than this (natural log per frame) is not of those words. Measured: right words 1.0-2.9
