@@ -1,7 +1,7 @@
 """What scripts/accuracy.py and scripts/bench.py share about the real-speech suites
 (`../shared/real-speech`): subsets, the expected results, and plain PocketSphinx on the same files
 (the context's YAML as a JSGF and as the regexes that give its word sequences a meaning)."""
-import os, re, subprocess
+import os, re, subprocess, wave
 try:
     import yaml
 except ImportError:
@@ -13,13 +13,32 @@ real = os.path.join(shared, "real-speech")
 heed = os.path.join(root, ".build/release/heed")
 model = "/usr/share/pocketsphinx/model/en-us"
 COMMANDS = ["start", "stop", "pause", "resume", "done", "cancel"]
+KEYWORDS = ["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"]
+noise_dir = os.path.join(shared, "real-noise")
+
+
+def real_noises():
+    """The real noise recordings (../shared/real-noise), in name order."""
+    return sorted(os.path.join(noise_dir, f) for f in os.listdir(noise_dir) if f.endswith(".wav"))
+
+
+def unit_fold(unit):
+    """0 or 1: speakers (or files) split by a stable hash."""
+    return int.from_bytes(unit.encode(), "little") % 7 % 2 if unit else 0
+
+
+def speaker(file):
+    """The speaker id in a real-speech file name (the file itself when it names none)."""
+    base = os.path.basename(file)
+    match = re.match(r"[a-z]+-(?:sc1|sc2|an4)-([0-9a-z]+)_", base)
+    return match.group(1) if match else os.path.splitext(base)[0]
 
 
 def subset(name, every, work):
     """A copy of suite `name` under `work` holding every Nth file (symlinks), with its suite.yml cut to match."""
     source = os.path.join(real, name)
     target = os.path.join(work, "suites", name)
-    os.makedirs(target)
+    os.makedirs(target, exist_ok=True)
     lines = open(os.path.join(source, "suite.yml")).read().splitlines()
     kept, index, in_files = [], 0, False
     for line in lines:
@@ -29,13 +48,16 @@ def subset(name, every, work):
         if match:
             if index % every == 0:
                 kept.append(line)
-                os.symlink(os.path.join(source, match.group(1)), os.path.join(target, match.group(1)))
+                link = os.path.join(target, match.group(1))
+                os.makedirs(os.path.dirname(link), exist_ok=True)
+                if not os.path.lexists(link):
+                    os.symlink(os.path.realpath(os.path.join(source, match.group(1))), link)
             index += 1
         else:
             kept.append(line)
     open(os.path.join(target, "suite.yml"), "w").write("\n".join(kept) + "\n")
     for extra in os.listdir(source):
-        if extra.endswith(".yaml"):
+        if extra.endswith((".yaml", ".yml")) and extra != "suite.yml":
             os.symlink(os.path.join(source, extra), os.path.join(target, extra))
     return target
 
@@ -195,3 +217,41 @@ def score_plain(results, expected, meaning):
             positives += 1
             accepted += got is not None and got[0] == want[0] and got[1] == want[1]
     return accepted, positives, false, negatives
+
+
+def write_wav(path, frames):
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(frames)
+
+
+def read_frames(path):
+    with wave.open(path) as w:
+        assert w.getframerate() == 16000 and w.getnchannels() == 1 and w.getsampwidth() == 2, path
+        return w.readframes(w.getnframes())
+
+
+def talk_streams(work):
+    """AN4 utterances without a word of `vocabulary`'s commands, end to end with a second between,
+    by speaker fold: {(vocabulary, fold): wav}."""
+    an4 = os.path.join(real, "an4")
+    transcripts = {}
+    for line in open(os.path.join(an4, "an4.transcription")):
+        match = re.match(r"(?:<s> )?(.*?)(?: </s>)? \((\S+)\)$", line.strip())
+        if match:
+            transcripts[match.group(2)] = match.group(1).lower().split()
+    ids = [line.strip() for line in open(os.path.join(an4, "an4.fileids")) if line.strip()]
+    command_words = {"coffee": {"coffee", "espresso", "latte", "mocha", "americano", "cappuccino"},
+                     "builtins": set(COMMANDS), "keywords": set(KEYWORDS)}
+    gap = b"\0\0" * 16000
+    streams = {}
+    for vocabulary, words in command_words.items():
+        for fold in (0, 1):
+            chosen = [i for i in ids if not set(transcripts.get(os.path.basename(i), [])) & words
+                      and unit_fold(i.split("/")[0]) == fold]
+            path = os.path.join(work, f"talk-{vocabulary}-{fold}.wav")
+            write_wav(path, gap.join(read_frames(os.path.join(an4, "wav", i + ".wav")) for i in chosen) + gap)
+            streams[(vocabulary, fold)] = path
+    return streams

@@ -41,8 +41,6 @@ public final class CommandRecognizer {
     static let phoneLoopSearch = "phone-loop"
     /// The commands' and contexts' language alone, without the garbage paths (`heldToLanguage`).
     static let languageSearch = "language"
-    /// Whether `languageSearch` is installed.
-    private var holdsToLanguage = false
     /// The word graph of `commandSearch` (nil for a JSGF vocabulary), for `exportCommandSearch`.
     private var commandSearchGrammar: Grammar?
     /// The commands' and contexts' language alone: the minimal word graph, before the garbage
@@ -141,19 +139,11 @@ public final class CommandRecognizer {
             let searched = Self.withGarbage(commandGraph, garbage, wordPenalty: options.garbageWordPenalty, phonePenalty: options.garbagePhonePenalty)
             try decoder.add(searched, named: Self.commandSearch)
             commandSearchGrammar = searched
-            // Only a language with requests of a few words is held to (the built-ins are single
-            // words: long speech would be decoded twice for nothing).
-            holdsToLanguage = options.languageMarginPerFrame != nil
-                && (commandGraph.longestSentence ?? .max) >= Self.requestMinWords
-            if holdsToLanguage {
-                try decoder.add(commandGraph, named: Self.languageSearch)
-            }
-            // Any margin set needs the loop: quiet verification off leaves the noisy one on.
-            if options.verificationMarginPerFrame != nil || options.noisyVerificationMarginPerFrame != nil {
-                var loop = Grammar()
-                loop.addGarbageLoop(units: garbage.phones, penalty: 1)
-                try decoder.add(loop, named: Self.phoneLoopSearch)
-            }
+            try decoder.add(commandGraph, named: Self.languageSearch)
+            // The detector's yardstick: the best any sequence of sounds fits the samples.
+            var loop = Grammar()
+            loop.addGarbageLoop(units: garbage.phones, penalty: 1)
+            try decoder.add(loop, named: Self.phoneLoopSearch)
             if rebuilding {
                 try decoder.select(Self.commandSearch)
                 selectedSearch = Self.commandSearch
@@ -331,13 +321,10 @@ public final class CommandRecognizer {
 
     // MARK: Used by UtteranceStream
 
-    /// Decodes one complete utterance that begins at `startSample` of the stream: once against
-    /// the active search; when the garbage paths won, once against the language alone
-    /// (`heldToLanguage`); for a command, once against the free phone loop to verify it; a noisy
-    /// utterance not understood, its foreground once more the same way (`NoiseStage`). Held to the
-    /// language once: on the foreground in changing noise, on the whole otherwise. So an utterance
-    /// costs at most three decodes in quiet and five in noise, whatever the noise: `NoiseStage`
-    /// prepares the samples and says whether to adapt the model to their noise.
+    /// Decodes one complete utterance that begins at `startSample` of the stream and lets the
+    /// detector decide it (`detect`); a noisy utterance not accepted, its foreground once more the
+    /// same way (`NoiseStage`). `NoiseStage` prepares the samples and says whether to adapt the
+    /// model to their noise. So an utterance costs at most three decodes in quiet and six in noise.
     ///
     /// The utterance is decoded in one piece so that cepstral mean normalization uses this
     /// utterance's own mean: the result does not depend on what was decoded before it.
@@ -350,88 +337,71 @@ public final class CommandRecognizer {
         }
         // Held to the language only once: in changing noise on the foreground (held on both, the
         // babble mixes decoded 48 times more for 19: no request more); in quiet and steady noise
-        // on the whole, since the foreground cut off a soft last word ("... with sweetener"; real
-        // requests every 5th, pink and brown noise at 24-6 dB: 8 more of 496).
-        let whole = try decodeAndVerify(plan.samples, startSample: startSample, noisy: plan.noisy, holdingToLanguage: !plan.holdsForegroundToLanguage)
+        // on the whole, since the foreground cut off a soft last word ("... with sweetener").
+        let whole = try detect(plan.samples, startSample: startSample, noisy: plan.noisy, holdingToLanguage: !plan.holdsForegroundToLanguage)
         guard whole?.understood != true, answerSearch == nil, let foreground = plan.foreground else { return whole }
         explain("decoded again, only the stretch within \(Self.formatted(options.foregroundMarginDB ?? 0)) dB of its loudest frame")
-        let loud = try decodeAndVerify(plan.samples[foreground], startSample: startSample + foreground.lowerBound - plan.samples.startIndex, noisy: true, holdingToLanguage: plan.holdsForegroundToLanguage)
+        let loud = try detect(plan.samples[foreground], startSample: startSample + foreground.lowerBound - plan.samples.startIndex,
+                              noisy: true, holdingToLanguage: plan.holdsForegroundToLanguage)
         return loud?.understood == true ? loud : whole
     }
 
-    /// One decode against the active search (and, when the garbage won, one held to the
-    /// language, if `holdingToLanguage`), then verification of what it heard.
-    private func decodeAndVerify(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool, holdingToLanguage: Bool = true) throws(HeedError) -> Utterance? {
+    /// The decodes of one stretch of samples and the detector's decision on them:
+    /// 1. against the active search (the commands with the garbage paths beside them);
+    /// 2. when the garbage paths won, against the commands' language alone (`holdingToLanguage`):
+    ///    the best command there is in these samples, and how far it falls below the garbage
+    ///    path (the search also loses a request's path to the garbage at a hesitation);
+    /// 3. for the command either found, against a free phone loop: the best any sounds fit.
+    /// What they measured (`Evidence`) goes to the detector, which alone accepts or rejects.
+    private func detect(_ samples: ArraySlice<Int16>, startSample: Int, noisy: Bool, holdingToLanguage: Bool) throws(HeedError) -> Utterance? {
         try use(search: answerSearch ?? Self.commandSearch)
-        let hypothesis = try decode(samples, alternatives: alternativesWanted, codebooks: mayVerify ? .keptForNext : .own)
-        let heard = interpret(hypothesis, startSample: startSample, sampleCount: samples.count)
-        if holdingToLanguage, heard?.understood == false, let held = try heldToLanguage(samples, garbage: hypothesis, startSample: startSample, noisy: noisy) {
-            return held
+        let detects: Bool
+        if case .commands = vocabulary { detects = true } else { detects = false }
+        let first = try decode(samples, alternatives: alternativesWanted, codebooks: detects ? .keptForNext : .own)
+        guard detects else { return interpret(first, startSample: startSample, sampleCount: samples.count) }
+        var candidate = first, held = false
+        if !isCandidate(first), holdingToLanguage, answerSearch == nil {
+            try use(search: Self.languageSearch)
+            let language = try decode(samples, alternatives: alternativesWanted, codebooks: .reusedFromLast)
+            if isCandidate(language) { (candidate, held) = (language, true) }
         }
-        return try verified(heard, hypothesis, samples, noisy: noisy)
-    }
-
-    /// Whether a command decoded now may be verified (so its decode keeps its codebook search
-    /// for the phone loop's, over the same samples).
-    private var mayVerify: Bool {
-        guard answerSearch == nil, case .commands = vocabulary else { return false }
-        return options.verificationMarginPerFrame != nil || options.noisyVerificationMarginPerFrame != nil
-            || holdsToLanguage
-    }
-
-    /// A request is this many words or more. What the garbage paths heard must be as long to be
-    /// held to the language (a request lost at a hesitation, not a stray word or two); a shorter
-    /// command must be what most of its N-best list says (`interpret`).
-    static let requestMinWords = 3
-
-    /// When the garbage paths won an utterance (`garbage`), its samples decoded once more against
-    /// the commands' language alone: the search can lose a request's path to the garbage at a
-    /// hesitation and never get it back. Made only for what the garbage heard as a few words or
-    /// more (`requestMinWords`), not a word or two; what it finds stands when it is as long, fits
-    /// the frames within `languageMarginPerFrame` (`noisyLanguageMarginPerFrame` in noise) of the
-    /// garbage path, and passes verification. nil: it does not (or no such decode is made).
-    private func heldToLanguage(_ samples: ArraySlice<Int16>, garbage: Hypothesis, startSample: Int, noisy: Bool) throws(HeedError) -> Utterance? {
-        guard holdsToLanguage, let quietMargin = options.languageMarginPerFrame, answerSearch == nil, case .commands = vocabulary,
-              garbage.reachedFinalState, garbage.spokenWords.count >= Self.requestMinWords else { return nil }
-        let margin = noisy ? options.noisyLanguageMarginPerFrame ?? quietMargin : quietMargin
-        let frames = 0...max(0, garbage.frameCount - 1)
-        func shortfall(_ held: Hypothesis) -> Double {
-            (garbage.acousticScore(frames: frames) - held.acousticScore(frames: frames)) / Double(frames.count)
+        guard isCandidate(candidate), let heard = interpret(candidate, startSample: startSample, sampleCount: samples.count),
+              let firstWord = candidate.spokenWords.first, let lastWord = candidate.spokenWords.last else {
+            return interpret(first, startSample: startSample, sampleCount: samples.count)
         }
-        try use(search: Self.languageSearch)
-        // The N-best list (the confidence) only for a decode that can be taken: most fall short.
-        let held = try decode(samples, alternatives: { shortfall($0) <= margin && alternativesWanted($0) }, codebooks: .reusedFromLast)
-        guard held.spokenWords.count >= Self.requestMinWords,
-              let utterance = interpret(held, startSample: startSample, sampleCount: samples.count), utterance.understood else { return nil }
-        let shortfall = shortfall(held)
-        guard shortfall <= margin else {
-            explain("held to the language, fits \(Self.formatted(shortfall)) per frame worse than the garbage path, past \(Self.formatted(margin)): not taken")
-            return nil
-        }
-        explain("held to the language, within \(Self.formatted(margin)) per frame of the garbage path (\(Self.formatted(shortfall)))")
-        let checked = try verified(utterance, held, samples, noisy: noisy)
-        return checked?.understood == true ? checked : nil
-    }
-
-    /// The utterance, or not understood when verification finds its acoustic fit too far below
-    /// a free phone loop's on the same samples (`verificationMarginPerFrame`).
-    private func verified(_ utterance: Utterance?, _ hypothesis: Hypothesis, _ samples: ArraySlice<Int16>, noisy: Bool) throws(HeedError) -> Utterance? {
-        guard let utterance, utterance.understood, answerSearch == nil, case .commands = vocabulary,
-              let margin = noisy ? options.noisyVerificationMarginPerFrame : options.verificationMarginPerFrame
-        else { return utterance }
         try use(search: Self.phoneLoopSearch)
         let loop = try decode(samples, alternatives: { _ in false }, codebooks: .reusedFromLast)
-        // The loop was scored by the same model as the command: adapted to these samples or not.
-        let limit = decoder.isAdaptedToNoise ? (options.adaptedVerificationMarginPerFrame ?? margin) : margin
-        let frames = 0...max(0, hypothesis.frameCount - 1)
-        let shortfall = (loop.acousticScore(frames: frames) - hypothesis.acousticScore(frames: frames)) / Double(frames.count)
-        guard shortfall > limit else {
-            explain("verification: fits \(Self.formatted(shortfall)) per frame worse than the free phone loop, within the margin \(Self.formatted(limit))")
-            return utterance
+        // How far below `other` the candidate fits `frames`, per frame.
+        func shortfall(from other: Hypothesis, over frames: ClosedRange<Int>) -> Double {
+            (other.acousticScore(frames: frames) - candidate.acousticScore(frames: frames)) / Double(frames.count)
         }
-        explain("verification: fits \(Self.formatted(shortfall)) per frame worse than the free phone loop, past the margin \(Self.formatted(limit)): turned away")
-        return utterance.rejected
+        let all = 0...max(0, candidate.frameCount - 1), spoken = firstWord.startFrame...max(firstWord.startFrame, lastWord.endFrame)
+        let shares = Self.shares(among: candidate.alternatives, meaning: meaning)
+        let words = candidate.spokenWords.map { Self.baseWord($0.word) }
+        let evidence = Evidence(
+            transcript: words.joined(separator: " "), share: candidate.alternatives.isEmpty ? 1 : shares[meaning(words)] ?? 0,
+            // The garbage paths won the first decode of a held candidate outright.
+            garbageShare: held ? 1 : shares[answerSearch == nil ? Self.notACommand : Self.notAnAnswer] ?? 0,
+            loopShortfall: shortfall(from: loop, over: all), garbageShortfall: held ? shortfall(from: first, over: all) : 0,
+            wordLoopShortfall: shortfall(from: loop, over: spoken), wordGarbageShortfall: held ? shortfall(from: first, over: spoken) : 0,
+            wordFraction: Double(spoken.count) / Double(all.count), heldToLanguage: held, words: words.count,
+            seconds: Double(samples.count) / Double(sampleRate), noisy: noisy, adaptedToNoise: decoder.isAdaptedToNoise)
+        let detection = options.detector.decide(evidence, sensitivity: options.sensitivity)
+        var utterance = detection.accepted ? heard : heard.rejected
+        utterance.confidence = detection.probability
+        utterance.detection = detection
+        explain(Self.describe(detection, words: words))
+        return utterance
     }
+
+    /// Whether `hypothesis` reached the end of the grammar through a command's (or an answer's) words.
+    private func isCandidate(_ hypothesis: Hypothesis) -> Bool {
+        guard hypothesis.reachedFinalState else { return false }
+        let words = hypothesis.spokenWords.map { Self.baseWord($0.word) }
+        if answerSearch != nil { return answerPhrases.contains(words) }
+        return vocabulary.match(words) != nil
+    }
+
 
     /// What the speech so far sounds like, for live feedback: the utterance up to now decoded the
     /// same way (a separate pass, so the final result is unaffected), command words only.
@@ -489,8 +459,8 @@ public final class CommandRecognizer {
         }
     }
 
-    /// Ends the utterance that began at `startSample` and interprets what was heard, or returns
-    /// nil when nothing but silence and noise was decoded.
+    /// Reads a hypothesis as an utterance: a command (or an answer) when its words are one, for
+    /// the detector to decide, or not understood; nil when nothing but silence and noise was decoded.
     private func interpret(_ hypothesis: Hypothesis, startSample: Int, sampleCount: Int) -> Utterance? {
         let spoken = hypothesis.spokenWords
         guard hypothesis.reachedFinalState, let first = spoken.first, let last = spoken.last else {
@@ -504,37 +474,23 @@ public final class CommandRecognizer {
         let start = time(ofFrame: first.startFrame, startSample: startSample)
         let end = time(ofFrame: last.endFrame + 1, startSample: startSample)
         let words = spoken.map { Self.baseWord($0.word) }
-        // A rejection that was not weighed against alternatives (`alternativesWanted`) counts as sure.
-        let shares = Self.shares(among: hypothesis.alternatives, meaning: meaning)
-        let confidence = hypothesis.alternatives.isEmpty ? 1 : shares[meaning(words)] ?? 0
+        let transcript = words.joined(separator: " ")
         if answerSearch != nil {
-            // An answer to a question: one of its phrases, or (through the garbage loops) not an answer.
-            let understood = answerPhrases.contains(words) && confidence >= options.minConfidence
-            return Utterance(start: start, end: end, transcript: understood ? words.joined(separator: " ") : "", intent: nil,
-                             understood: understood, confidence: confidence)
+            let answer = answerPhrases.contains(words)
+            return Utterance(start: start, end: end, transcript: answer ? transcript : "", intent: nil, understood: answer, confidence: 0)
         }
         switch vocabulary {
         case .jsgf:
-            return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: nil, understood: true, confidence: confidence)
+            // A plain grammar has no garbage paths to reject with: its confidence is the N-best share.
+            let shares = Self.shares(among: hypothesis.alternatives, meaning: meaning)
+            let confidence = hypothesis.alternatives.isEmpty ? 1 : shares[meaning(words)] ?? 0
+            return Utterance(start: start, end: end, transcript: transcript, intent: nil, understood: true, confidence: confidence)
         case .commands:
             // A path through the garbage loops means the speech was not a command.
-            let intent = vocabulary.match(words)
-            // A command of a word or two has little to tell it from other words: the phone loop
-            // fits such a word about as well as the command (on real one-word clips, "stop"s and
-            // words taken for a command overlap there), but the garbage words beside it in the
-            // N-best list tell. Real one-word clips, quiet and in noise: 40 of 58 words taken for
-            // a command had half or more of it on the garbage paths, 1 of 21 "stop"s did (0.54).
-            if intent != nil, words.count < Self.requestMinWords, let garbage = shares[Self.notACommand], garbage >= 0.5 {
-                explain("a short command, but \(Self.formatted(garbage)) of its N-best list is the garbage paths: turned away")
-                return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
+            guard let intent = vocabulary.match(words) else {
+                return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: 0)
             }
-            if let intent, confidence >= options.minConfidence {
-                return Utterance(start: start, end: end, transcript: words.joined(separator: " "), intent: intent, understood: true, confidence: confidence)
-            }
-            if intent != nil {
-                explain("confidence \(Self.formatted(confidence)) is below --min-confidence \(Self.formatted(options.minConfidence)): turned away")
-            }
-            return Utterance(start: start, end: end, transcript: "", intent: nil, understood: false, confidence: confidence)
+            return Utterance(start: start, end: end, transcript: transcript, intent: intent, understood: true, confidence: 0)
         }
     }
 
@@ -568,11 +524,12 @@ public final class CommandRecognizer {
     }
 
     private static let notACommand = "(not a command)"
+    private static let notAnAnswer = "(not an answer)"
 
     /// What a word sequence means under the current expectation: an intent with its slots, an
     /// answer, or a transcript for a plain grammar. Alternatives that mean the same agree.
     private func meaning(_ words: [String]) -> String {
-        if answerSearch != nil { return answerPhrases.contains(words) ? words.joined(separator: " ") : "(not an answer)" }
+        if answerSearch != nil { return answerPhrases.contains(words) ? words.joined(separator: " ") : Self.notAnAnswer }
         switch vocabulary {
         case .commands:
             guard let intent = vocabulary.match(words) else { return Self.notACommand }

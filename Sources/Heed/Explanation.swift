@@ -28,5 +28,17 @@ extension CommandRecognizer {
         return "\(SuiteReport.describe([utterance])) at confidence \(Self.formatted(utterance.confidence))"
     }
 
+    /// The detector's decision on `words`, with the terms that weighed most.
+    static func describe(_ detection: Detection, words: [String]) -> String {
+        let e = detection.evidence
+        let measured = "N-best share \(formatted(e.share)) (garbage \(formatted(e.garbageShare))), "
+            + "\(formatted(e.loopShortfall)) per frame under the phone loop"
+            + (e.heldToLanguage ? ", \(formatted(e.garbageShortfall)) under the garbage path" : "")
+        let weighed = detection.terms.prefix(3).map { "\($0.feature) \(String(format: "%+.2f", $0.contribution))" }.joined(separator: ", ")
+        let verdict = detection.accepted ? "accepted" : "turned away"
+        return "detector: \"\(words.joined(separator: " "))\": \(measured); probability \(formatted(detection.probability)) "
+            + "(\(weighed)), threshold \(formatted(detection.threshold)): \(verdict)"
+    }
+
     static func formatted(_ value: Double) -> String { String(format: "%.2f", value) }
 }

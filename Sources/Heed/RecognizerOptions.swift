@@ -14,8 +14,12 @@ public struct RecognizerOptions: Sendable {
     public var garbageWordPenalty = 1e-3
     /// Probability of each phone on the catch-all non-command path (a phone loop).
     public var garbagePhonePenalty = 1e-8
-    /// Below this confidence, a decoded command is reported as not understood.
-    public var minConfidence = 0.0
+    /// How readily a decoded command is accepted, 0...1 (`Detector.threshold`): higher hears
+    /// more commands and more that nobody gave. The default was chosen for at most one false
+    /// command per hour of the dev sets' real noise and talk (BENCHMARKS.md).
+    public var sensitivity = Detector.defaultSensitivity
+    /// The model that turns what the decodes measured into the probability a command is right.
+    public var detector = Detector.trained
     /// Everything below this frequency (Hz) is filtered out of what the endpointer hears (nil:
     /// not). The model ignores it anyway; the endpointer would count hum and rumble as sound.
     public var highPassCutoff: Double? = 100
@@ -49,28 +53,6 @@ public struct RecognizerOptions: Sendable {
     /// Above the cap the beams narrow until the crowd thins: the work per frame, and the memory
     /// a long noisy utterance takes, stay bounded.
     public var maxActiveHMMs: Int? = 500
-    /// Utterance verification: a decoded command is decoded again against a free phone loop, the
-    /// best any sequence of sounds can fit those frames, and rejected when the command's own
-    /// acoustic fit falls short of it by more than this many log units per frame (nil: never).
-    public var verificationMarginPerFrame: Double? = 15
-    /// The margin for noisy utterances whose model is not adapted to the noise.
-    public var noisyVerificationMarginPerFrame: Double? = 18
-    /// The margin for decodes with the model adapted to the noise (nil: the noisy one).
-    public var adaptedVerificationMarginPerFrame: Double? = 16
-    /// An utterance the garbage paths won is decoded once more against the commands' language
-    /// alone, and what that finds is taken (if verified) when its acoustic fit is at most this
-    /// many log units per frame below the garbage path's (nil: never). On the real coffee
-    /// requests the ones won back fit within 5.5 (most better than the garbage); real non-command
-    /// speech (read English, card names, numbers) fell 10 or more short. A synthesized near miss
-    /// ("remind me to call my mother" as "remind me in two minutes") fits within 5.3, and
-    /// verification turns it away.
-    public var languageMarginPerFrame: Double? = 6
-    /// The same for noisy utterances (nil: `languageMarginPerFrame`). Noise moves requests
-    /// further from the garbage path than it moves most other speech: real requests won back at
-    /// 6-8 gained 3 of 62 in pink noise at 12 dB; real non-command speech in pink, babble and
-    /// brown noise (coffee requests through a home context, read English) was taken 7 times in
-    /// 1,155 decodes, against 5 at 6 (BENCHMARKS.md).
-    public var noisyLanguageMarginPerFrame: Double? = 8
     /// How often a stream reports what the speech so far sounds like (nil: never). Each partial
     /// decodes the utterance so far again, so it costs CPU while the person speaks.
     public var partialInterval: Double?

@@ -10,6 +10,10 @@ public enum SuiteCondition: Hashable, Sendable, CustomStringConvertible {
     /// Noise (a name the runner's `noises` knows) mixed in at this SNR in dB; with `room`, over
     /// the speech as heard in that room (`reverb(room)`'s room, and this noise's own offset).
     case noise(String, snr: Double, room: Double? = nil)
+    /// One of the runner's noises per file at this SNR, in turn: file N of a suite gets the noise
+    /// at (N + SNR) modulo their number in name order, so every noise is heard under as many
+    /// files, and at each SNR under different ones (`SuiteRunner.rotatedNoise`).
+    case rotatedNoise(snr: Double)
     /// Played this many times faster.
     case speed(Double)
     /// Louder or quieter by this many dB.
@@ -22,6 +26,7 @@ public enum SuiteCondition: Hashable, Sendable, CustomStringConvertible {
         case .clean: return "clean"
         case .noise(let name, let snr, nil): return "\(name) @ \(Self.number(snr)) dB"
         case .noise(let name, let snr, let room?): return "\(name) @ \(Self.number(snr)) dB, reverb \(Self.number(room)) s"
+        case .rotatedNoise(let snr): return "noises in turn @ \(Self.number(snr)) dB"
         case .speed(let factor): return "speed x\(Self.number(factor))"
         case .gain(let decibels): return "gain \(decibels > 0 ? "+" : "")\(Self.number(decibels)) dB"
         case .reverb(let seconds): return "reverb \(Self.number(seconds)) s"
@@ -48,6 +53,8 @@ public struct CaseResult: Sendable {
     public var audioSeconds: Double
     /// The questions a dialogue asked, in order (slot names, or `confirm`).
     public var prompts: [String] = []
+    /// The noise mixed in, by name (nil: none).
+    public var noise: String?
     /// How each utterance was decided (`CommandRecognizer.onExplanation`), when the run was asked
     /// to explain (`SuiteRunner.explains`); empty otherwise.
     public var explanation: [String] = []
@@ -131,6 +138,7 @@ public struct SuiteRunner: Sendable {
                     results.withLock { $0[index] = CaseResult(suite: job.suite, entry: job.entry, condition: job.condition,
                                                                utterances: result.utterances, error: result.error,
                                                                cpuSeconds: result.cpu, audioSeconds: result.audio, prompts: result.prompts,
+                                                               noise: noiseName(for: conditions[job.condition], entry: job.entry),
                                                                explanation: result.explanation) }
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
@@ -161,7 +169,13 @@ public struct SuiteRunner: Sendable {
         } catch {
             return ([], HeedError(error).message, 0, 0, [], [])
         }
-        samples = Self.perturbed(samples, by: condition, file: "\(suite.name)/\(entry.file)", noises: noises, sampleRate: rate,
+        let mixed: SuiteCondition
+        if case .rotatedNoise(let snr) = condition, let name = noiseName(for: condition, entry: index) {
+            mixed = .noise(name, snr: snr)
+        } else {
+            mixed = condition
+        }
+        samples = Self.perturbed(samples, by: mixed, file: "\(suite.name)/\(entry.file)", noises: noises, sampleRate: rate,
                                  speechLevel: speechLevel)
         if let keepAudio, condition != .clean {
             let folder = keepAudio.appendingPathComponent(condition.description.replacingOccurrences(of: " ", with: ""))
@@ -183,6 +197,18 @@ public struct SuiteRunner: Sendable {
             throw error
         } catch {
             return ([], error.message, 0, 0, [], explanation.lines)
+        }
+    }
+
+    /// The noise `condition` mixes into entry `entry` of a suite (nil: none).
+    func noiseName(for condition: SuiteCondition, entry: Int) -> String? {
+        switch condition {
+        case .noise(let name, _, _): return name
+        case .rotatedNoise(let snr):
+            let names = noises.keys.sorted()
+            guard !names.isEmpty else { return nil }
+            return names[(entry + Int(snr.rounded()) % names.count + names.count) % names.count]
+        default: return nil
         }
     }
 
@@ -228,6 +254,7 @@ public struct SuiteRunner: Sendable {
             let roomed = room.map { Perturbation.reverberate(samples, rt60: $0, sampleRate: rate, seed: seed(.reverb($0))) } ?? samples
             return Perturbation.mix(speech: roomed, noise: noises[name] ?? [], snr: snr, sampleRate: rate, seed: seed(.noise(name, snr: snr)),
                                      against: speechLevel)
+        case .rotatedNoise: return samples  // resolved to one `.noise` per file by `decode`
         case .speed(let factor): return Perturbation.speed(samples, by: factor, sampleRate: rate)
         case .gain(let decibels): return Perturbation.gain(samples, decibels: decibels)
         case .reverb(let seconds): return Perturbation.reverberate(samples, rt60: seconds, sampleRate: rate, seed: seed(condition))

@@ -13,27 +13,23 @@ public struct TuningProfile: Codable, Equatable, Sendable {
     public var pauseInsideRequest: Double?
     public var garbageWordPenalty: Double?
     public var garbagePhonePenalty: Double?
-    public var minConfidence: Double?
+    /// 0...1: how readily a decoded command is accepted (`RecognizerOptions.sensitivity`).
+    public var sensitivity: Double?
     /// "webrtc", "speex" or "off".
     public var noiseSuppressor: String?
     public var maskingNoiseBelowPeakDB: Double?
     public var noisyBelowRangeDB: Double?
     public var noiseAdaptation: Bool?
     public var maxActiveHMMs: Int?
-    public var verificationMarginPerFrame: Double?
-    public var noisyVerificationMarginPerFrame: Double?
-    public var adaptedVerificationMarginPerFrame: Double?
-    public var languageMarginPerFrame: Double?
-    public var noisyLanguageMarginPerFrame: Double?
     /// PocketSphinx arguments passed through, e.g. {"-beam": "1e-60"}.
     public var decoderArguments: [String: String]?
 
     public init() {}
 
-    /// The ranges `trailingSilence` and `pauseInsideRequest` (seconds) and `minConfidence` must
+    /// The ranges `trailingSilence` and `pauseInsideRequest` (seconds) and `sensitivity` must
     /// be in (the command line's flags for them are checked against the same).
     public static let pauseRange: ClosedRange<Double> = 0.05...5
-    public static let confidenceRange: ClosedRange<Double> = 0...1
+    public static let sensitivityRange = Detector.sensitivityRange
 
     /// Reads a profile; a missing file, bad JSON, a setting this heed does not know (a typo, or
     /// one since removed), an unknown version or a value out of range is a `.badInput` error
@@ -68,35 +64,25 @@ public struct TuningProfile: Codable, Equatable, Sendable {
         let ranged: [(Double?, ClosedRange<Double>, String)] = [
             (trailingSilence, Self.pauseRange, "trailingSilence"), (pauseInsideRequest, Self.pauseRange, "pauseInsideRequest"),
             (garbageWordPenalty, 1e-30...1, "garbageWordPenalty"), (garbagePhonePenalty, 1e-30...1, "garbagePhonePenalty"),
-            (minConfidence, Self.confidenceRange, "minConfidence"), (maskingNoiseBelowPeakDB, 0...90, "maskingNoiseBelowPeakDB"),
+            (sensitivity, Self.sensitivityRange, "sensitivity"), (maskingNoiseBelowPeakDB, 0...90, "maskingNoiseBelowPeakDB"),
             (noisyBelowRangeDB, 0...90, "noisyBelowRangeDB"),
-            (verificationMarginPerFrame, 0...200, "verificationMarginPerFrame"),
-            (noisyVerificationMarginPerFrame, 0...200, "noisyVerificationMarginPerFrame"),
-            (adaptedVerificationMarginPerFrame, 0...200, "adaptedVerificationMarginPerFrame"),
-            (languageMarginPerFrame, 0...200, "languageMarginPerFrame"),
-            (noisyLanguageMarginPerFrame, 0...200, "noisyLanguageMarginPerFrame"),
         ]
         return ranged.lazy.compactMap { outside($0.0, $0.1, $0.2) }.first
     }
 
-    /// `options` with this profile's settings applied (0 turns a margin, the floor or the cap off).
+    /// `options` with this profile's settings applied (0 turns the floor or the cap off).
     public func applied(to options: RecognizerOptions) -> RecognizerOptions {
         var options = options
         if let trailingSilence { options.endpointer.trailingSilence = trailingSilence }
         if let pauseInsideRequest { options.endpointer.pauseInsideRequest = pauseInsideRequest }
         if let garbageWordPenalty { options.garbageWordPenalty = garbageWordPenalty }
         if let garbagePhonePenalty { options.garbagePhonePenalty = garbagePhonePenalty }
-        if let minConfidence { options.minConfidence = minConfidence }
+        if let sensitivity { options.sensitivity = sensitivity }
         if let name = noiseSuppressor.flatMap(NoiseSuppressorName.init(rawValue:)) { options.noiseSuppression = name.method }
         if let maskingNoiseBelowPeakDB { options.maskingNoiseBelowPeakDB = maskingNoiseBelowPeakDB > 0 ? maskingNoiseBelowPeakDB : nil }
         if let noisyBelowRangeDB { options.noiseSuppressionRangeDB = noisyBelowRangeDB > 0 ? noisyBelowRangeDB : nil }
         if let noiseAdaptation { options.noiseAdaptation = noiseAdaptation ? (options.noiseAdaptation ?? .init()) : nil }
         if let maxActiveHMMs { options.maxActiveHMMs = maxActiveHMMs > 0 ? maxActiveHMMs : nil }
-        if let verificationMarginPerFrame { options.verificationMarginPerFrame = verificationMarginPerFrame > 0 ? verificationMarginPerFrame : nil }
-        if let noisyVerificationMarginPerFrame { options.noisyVerificationMarginPerFrame = noisyVerificationMarginPerFrame > 0 ? noisyVerificationMarginPerFrame : nil }
-        if let adaptedVerificationMarginPerFrame { options.adaptedVerificationMarginPerFrame = adaptedVerificationMarginPerFrame > 0 ? adaptedVerificationMarginPerFrame : nil }
-        if let languageMarginPerFrame { options.languageMarginPerFrame = languageMarginPerFrame != 0 ? languageMarginPerFrame : nil }
-        if let noisyLanguageMarginPerFrame { options.noisyLanguageMarginPerFrame = noisyLanguageMarginPerFrame != 0 ? noisyLanguageMarginPerFrame : nil }
         for (name, value) in decoderArguments ?? [:] { options.decoder.arguments[name] = value }
         return options
     }

@@ -11,16 +11,20 @@ public struct Utterance: Equatable, Sendable {
     public var intent: Intent?
     /// False for speech that is not one of the active commands.
     public var understood: Bool
-    /// Posterior probability of the decoded path against the alternatives (other commands and
-    /// the garbage model), 0...1. Speech whose best path holds no command is not weighed against
-    /// alternatives and reports 1 (see `CommandRecognizer.alternativesWanted`).
+    /// The detector's probability that the command decoded is the command spoken, 0...1 (0 when
+    /// no command was decoded at all); for a plain JSGF grammar, the N-best share of its words.
     public var confidence: Double
-    public init(start: Double, end: Double, transcript: String, intent: Intent?, understood: Bool, confidence: Double) {
+    /// How the detector decided, when a command was decoded (accepted or not): its evidence,
+    /// the probability and the threshold.
+    public var detection: Detection?
+    public init(start: Double, end: Double, transcript: String, intent: Intent?, understood: Bool, confidence: Double,
+                detection: Detection? = nil) {
         self.start = start
         self.end = end
         self.transcript = transcript
         self.intent = intent
         self.understood = understood
         self.confidence = confidence
+        self.detection = detection
     }
 }

@@ -5,6 +5,8 @@ import HeedAudio
 /// Writes results: JSON Lines for programs, one readable line per utterance for people.
 struct UtteranceWriter {
     let json: Bool
+    /// Whether JSON lines carry the detector's decision (`--explain`).
+    var detections = false
 
     func write(_ utterance: Utterance, source: String) {
         print(json ? jsonLine(utterance, source: source) : humanLine(utterance, source: source))
@@ -35,7 +37,7 @@ struct UtteranceWriter {
             "\"slots\":{\(slots)}",
             "\"understood\":\(u.understood)",
             "\"confidence\":\(JSON.number(u.confidence))",
-        ]
+        ] + (detections ? u.detection.map { ["\"detection\":" + DetectionJSON.text($0)] } ?? [] : [])
         return "{" + fields.joined(separator: ",") + "}"
     }
 

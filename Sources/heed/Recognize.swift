@@ -61,7 +61,7 @@ struct Recognize: ParsableCommand {
                 for skipped in try recognizer.setShortcuts(try store.all()) { Terminal.error("warning: \(skipped)") }
             } catch let error as HeedError { throw error.exit() } catch let error as AuthorizationError { throw error.exit() }
         }
-        let writer = UtteranceWriter(json: json ?? !Terminal.stdoutIsTerminal)
+        let writer = UtteranceWriter(json: json ?? !Terminal.stdoutIsTerminal, detections: explain)
         if explain { recognizer.onExplanation = { Terminal.note("  " + $0) } }
         var firstFailure: Int32?
         var audioSamples = 0

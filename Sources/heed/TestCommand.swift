@@ -55,6 +55,9 @@ struct RunSuites: ParsableCommand {
     var noise: [String] = []
 
     // .unconditional: "-5" is a value here, not an option.
+    @Flag(help: "With several --noise files, mix one into each file at each --snr, in turn (file N gets noise N + SNR, in name order), instead of every noise into every file.")
+    var rotateNoises = false
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Signal-to-noise ratios to sweep, in dB.", valueName: "DB,DB..."), transform: RunSuites.numbers)
     var snr: [Double] = []
 
@@ -123,6 +126,8 @@ struct RunSuites: ParsableCommand {
         if let minAccept, !(0...1).contains(minAccept) { throw ValidationError("--min-accept must be between 0 and 1") }
         if let maxFalseAccept, !(0...1).contains(maxFalseAccept) { throw ValidationError("--max-false-accept must be between 0 and 1") }
         if noise.isEmpty != snr.isEmpty { throw ValidationError("--noise and --snr go together") }
+        if rotateNoises && noise.count < 2 { throw ValidationError("--rotate-noises needs two or more --noise files") }
+        if rotateNoises && !reverb.isEmpty { throw ValidationError("--rotate-noises does not go with --reverb") }
         if speechLevel != nil && noise.isEmpty { throw ValidationError("--speech-level goes with --noise and --snr") }
         if let bad = snr.first(where: { !(-20...80).contains($0) }) { throw ValidationError("--snr \(bad) is outside -20...80 dB") }
         if let bad = speed.first(where: { !(0.5...2).contains($0) }) { throw ValidationError("--speed \(bad) is outside 0.5...2") }
@@ -145,7 +150,11 @@ struct RunSuites: ParsableCommand {
         let earlier = try baseline.map(BaselineReport.load)
         let authorization = try appOptions.speechRecognitionAuthorization()
         var conditions: [SuiteCondition] = noClean ? [] : [.clean]
-        for path in noise { conditions += snr.map { .noise(Self.noiseName(path), snr: $0) } }
+        if rotateNoises {
+            conditions += snr.map { .rotatedNoise(snr: $0) }
+        } else {
+            for path in noise { conditions += snr.map { .noise(Self.noiseName(path), snr: $0) } }
+        }
         conditions += speed.map { .speed($0) } + gain.map { .gain($0) } + reverb.map { .reverb($0) }
         // A room and a noise together: every noise condition again in each room.
         for room in reverb {

@@ -132,6 +132,9 @@ enum TestReportJSON {
                 fields["kind"] = "noise"; fields["noise"] = name; fields["snr"] = snr
                 fields["speechLevel"] = report.speechLevel.rawValue
                 if let room { fields["rt60"] = room }
+            case .rotatedNoise(let snr):
+                fields["kind"] = "noise"; fields["noise"] = "(in turn)"; fields["snr"] = snr
+                fields["speechLevel"] = report.speechLevel.rawValue
             case .speed(let factor): fields["kind"] = "speed"; fields["speed"] = factor
             case .gain(let decibels): fields["kind"] = "gain"; fields["gain"] = decibels
             case .reverb(let seconds): fields["kind"] = "reverb"; fields["rt60"] = seconds
@@ -160,11 +163,13 @@ enum TestReportJSON {
                 var fields: [String: Any] = ["transcript": utterance.transcript, "understood": utterance.understood,
                                              "confidence": utterance.confidence, "start": utterance.start, "end": utterance.end]
                 if let intent = utterance.intent { fields["intent"] = intent.name; fields["slots"] = intent.slots }
+                if let detection = utterance.detection { fields["detection"] = DetectionJSON.object(detection) }
                 return fields
             },
             "cpuSeconds": result.cpuSeconds,
             "audioSeconds": result.audioSeconds,
         ]
+        if let noise = result.noise { fields["noise"] = noise }
         if !result.explanation.isEmpty { fields["explanation"] = result.explanation }
         switch report.verdict(of: result) {
         case .passed: fields["verdict"] = "passed"
@@ -257,6 +262,7 @@ enum TestReportPlot {
             case .noise(let noise, let snr, nil): (name, value, unit, fromClean) = (noise, snr, " dB", true)
             case .noise(let noise, let snr, let room?):
                 (name, value, unit, fromClean) = ("\(noise), reverb \(SuiteCondition.number(room)) s", snr, " dB", false)
+            case .rotatedNoise(let snr): (name, value, unit, fromClean) = ("noises in turn", snr, " dB", true)
             case .speed(let factor): (name, value, unit, fromClean) = ("speed", factor, "x", false)
             case .gain(let decibels): (name, value, unit, fromClean) = ("gain", decibels, " dB gain", false)
             case .reverb(let seconds): (name, value, unit, fromClean) = ("reverb", seconds, " s RT60", true)
@@ -428,5 +434,22 @@ enum TestReportComparison {
     static func shortened(_ earlier: String, after now: String) -> String {
         guard let cut = now.range(of: ", got "), earlier.hasPrefix(now[..<cut.upperBound]) else { return earlier }
         return "got " + earlier.dropFirst(now.distance(from: now.startIndex, to: cut.upperBound))
+    }
+}
+
+/// The detector's decision as JSON: the evidence, the probability and the threshold (the input
+/// `scripts/detector.py` fits the detector on).
+enum DetectionJSON {
+    static func object(_ detection: Detection) -> [String: Any] {
+        let e = detection.evidence
+        return ["transcript": e.transcript, "share": e.share, "garbageShare": e.garbageShare, "loopShortfall": e.loopShortfall,
+                "garbageShortfall": e.garbageShortfall, "wordLoopShortfall": e.wordLoopShortfall,
+                "wordGarbageShortfall": e.wordGarbageShortfall, "wordFraction": e.wordFraction, "heldToLanguage": e.heldToLanguage, "words": e.words, "seconds": e.seconds,
+                "noisy": e.noisy, "adaptedToNoise": e.adaptedToNoise, "probability": detection.probability, "threshold": detection.threshold]
+    }
+
+    static func text(_ detection: Detection) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object(detection), options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -16,8 +16,8 @@ struct TuningOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds of silence to wait at a pause when the words so far are not a whole command (default 1; half-way to it when a whole request may go on).", valueName: "SECONDS"))
     var pauseInsideRequest: Double?
 
-    @Option(help: ArgumentHelp("Report decoded commands below this confidence as not understood.", valueName: "0..1"))
-    var minConfidence: Double?
+    @Option(help: ArgumentHelp("How readily a command is accepted: higher hears more commands, and more that nobody gave (default \(RecognizerOptions().sensitivity)).", valueName: "0..1"))
+    var sensitivity: Double?
 
     @Option(help: ArgumentHelp("Move the model towards the speaker enrolled in this profile (made by `heed enroll`).", valueName: "FILE.json"))
     var speaker: String?
@@ -42,7 +42,7 @@ struct TuningOptions: ParsableArguments {
         for argument in decoderArguments where !argument.hasPrefix("-") || !argument.contains("=") {
             throw ValidationError("--decoder-arg takes -NAME=VALUE, got '\(argument)'")
         }
-        if let minConfidence, !TuningProfile.confidenceRange.contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
+        if let sensitivity, !TuningProfile.sensitivityRange.contains(sensitivity) { throw ValidationError("--sensitivity must be between 0 and 1") }
         if let garbagePenalty, !(garbagePenalty > 0 && garbagePenalty <= 1) { throw ValidationError("--garbage-penalty must be in (0, 1]") }
         if let trailingSilence, !TuningProfile.pauseRange.contains(trailingSilence) { throw ValidationError("--trailing-silence must be between 0.05 and 5 seconds") }
         if let pauseInsideRequest, !TuningProfile.pauseRange.contains(pauseInsideRequest) { throw ValidationError("--pause-inside-request must be between 0.05 and 5 seconds") }
@@ -62,7 +62,7 @@ struct TuningOptions: ParsableArguments {
         flags.trailingSilence = trailingSilence
         flags.pauseInsideRequest = pauseInsideRequest
         flags.garbageWordPenalty = garbagePenalty
-        flags.minConfidence = minConfidence
+        flags.sensitivity = sensitivity
         flags.noiseSuppressor = noiseSuppressor?.rawValue
         if noFrontEnd {
             flags.noiseSuppressor = NoiseSuppressorName.off.rawValue

@@ -46,7 +46,7 @@ import Testing
     @Test(arguments: [
         (["--trailing-silence", "0.01"], "--trailing-silence must be between 0.05 and 5 seconds"),
         (["--pause-inside-request", "9"], "--pause-inside-request must be between 0.05 and 5 seconds"),
-        (["--min-confidence", "1.5"], "--min-confidence must be between 0 and 1"),
+        (["--sensitivity", "1.5"], "--sensitivity must be between 0 and 1"),
         (["--garbage-penalty", "0"], "--garbage-penalty must be in (0, 1]"),
         (["--noise-suppressor", "loud"], "The value 'loud' is invalid for '--noise-suppressor'"),
     ])
@@ -62,7 +62,8 @@ import Testing
         (#"{"version": 1, "verificationMinWords": 3}"#, "unknown setting 'verificationMinWords'"),
         (#"{"version": 1, "trailingSilense": 0.3}"#, "unknown setting 'trailingSilense'"),
         (#"{"version": 9}"#, "profile version 9; this heed reads version 1"),
-        (#"{"version": 1, "languageMarginPerFrame": 500}"#, "languageMarginPerFrame 500.0 is outside 0.0...200.0"),
+        (#"{"version": 1, "sensitivity": 2}"#, "sensitivity 2.0 is outside 0.0...1.0"),
+        (#"{"version": 1, "languageMarginPerFrame": 6}"#, "unknown setting 'languageMarginPerFrame'"),
         (#"{"version": 1, "trailingSilence": "long"}"#, "not a tuning profile"),
     ])
     func aProfileThatCannotBeAppliedWholeIsRefused(profile: String, message: String) throws {
@@ -157,7 +158,7 @@ import Testing
 
     @Test func usageErrorsExit64() throws {
         #expect(try CLI.run(["recognize"]).status == 64)
-        #expect(try CLI.run(["recognize", "--min-confidence", "2", "Audio/demo/stop.wav"]).status == 64)
+        #expect(try CLI.run(["recognize", "--sensitivity", "2", "Audio/demo/stop.wav"]).status == 64)
         #expect(try CLI.run(["frobnicate"]).status == 64)
         let negative = try CLI.run(["recognize", "--trailing-silence=-3", "Audio/demo/stop.wav"])
         #expect(negative.status == 64)

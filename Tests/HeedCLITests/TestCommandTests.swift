@@ -23,14 +23,17 @@ import Testing
         #expect(strictFloor.status == 1)
         let strictFalse = try CLI.run(["test", "Audio/coffee", "--min-accept", "0.85", "--max-false-accept", "0"])
         #expect(strictFalse.status == 0)
-        // Utterance verification turns "council" (heard as "cancel") away; a profile can turn it off.
-        let profile = try Fixtures.temporaryDirectory().appendingPathComponent("unverified.json")
-        try #"{"version": 1, "verificationMarginPerFrame": 0}"#.write(to: profile, atomically: true, encoding: .utf8)
-        let verified = try CLI.run(["test", "Audio/builtins", "--max-false-accept", "0", "--min-accept", "0.4"])
-        #expect(verified.status == 0, "\(verified.stdout)")
-        let unverified = try CLI.run(["test", "Audio/builtins", "--max-false-accept", "0", "--min-accept", "0.4", "--profile", profile.path])
-        #expect(unverified.status == 1)
-        #expect(unverified.stdout.contains("false acceptance 1/36 (2.8 %)"), "\(unverified.stdout)")
+        // The detector turns the near misses away; a profile at sensitivity 1 takes whatever is decoded.
+        let profile = try Fixtures.temporaryDirectory().appendingPathComponent("everything.json")
+        try #"{"version": 1, "sensitivity": 1}"#.write(to: profile, atomically: true, encoding: .utf8)
+        let detected = try CLI.run(["test", "Audio/builtins", "--json", profile.path + ".default.json"])
+        let everything = try CLI.run(["test", "Audio/builtins", "--profile", profile.path, "--json", profile.path + ".all.json"])
+        #expect(everything.status == 1, "\(everything.stdout)")
+        let falseAcceptances = { (path: String) throws -> Int in
+            let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+            return ((report["conditions"] as! [[String: Any]])[0]["falseAcceptances"] as! Int)
+        }
+        #expect(try falseAcceptances(profile.path + ".all.json") > falseAcceptances(profile.path + ".default.json"), "\(detected.stdout)")
     }
 
     /// --explain puts under each failure how it was decided, and gives every file's account in --json.
