@@ -23,6 +23,7 @@ from realspeech import (COMMANDS, KEYWORDS, expectations, heed, model, plain_bat
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("--every", type=int, default=1, help="every Nth file of each suite only (default 1: all)")
+parser.add_argument("--offset", type=int, default=0, help="with --every N, start from this file (make detector fits on --every 2 --offset 0)")
 parser.add_argument("--snr", default="24,18,12,6")
 parser.add_argument("--suites", default="coffee,words,keywords")
 parser.add_argument("--quiet-only", action="store_true")
@@ -75,7 +76,7 @@ report = {"every": args.every, "heedArgs": args.heed_args, "noises": [os.path.ba
 # --- the suites -----------------------------------------------------------------------------------
 for name in args.suites.split(","):
     vocabulary = SUITES[name]
-    suite_dir = subset(name, args.every, os.path.join(work, "suites-" + name))
+    suite_dir = subset(name, args.every, os.path.join(work, "suites-" + name), args.offset)
     suite, expected = expectations(suite_dir)
     gram, fsg, dictionary, meaning = plain_grammar(vocabulary)
     keep = os.path.join(work, "keep", name)
@@ -152,7 +153,7 @@ if not args.no_streams:
     log(f"   streams: {time.time() - started:.0f} s")
 
 # --- PocketSphinx keyword spotting, for the DET table ----------------------------------------------
-KWS_THRESHOLDS = ["1e-1", "1e-5", "1e-10", "1e-20"]
+KWS_THRESHOLDS = ["1e+30", "1e+20", "1e+10", "1e-1"]
 
 
 def kws_file(words, threshold):
@@ -245,7 +246,7 @@ def condition_name(snr):
     return "quiet" if snr is None else f"real noise @ {snr:g} dB"
 
 
-print(f"\nReal speech (every {args.every}. file); noises in turn: {len(noises)} real recordings"
+print(f"\nReal speech (every {args.every}. file from the {args.offset}.); noises in turn: {len(noises)} real recordings"
       + (f"; heed {' '.join(args.heed_args)}" if args.heed_args else ""))
 print("| suite | condition | Heed heard | plain heard | Heed: other words taken | plain: other words taken | Heed: as another command | plain: as another command | Heed CPU s / audio s |")
 print("|---|---|---|---|---|---|---|---|---|")

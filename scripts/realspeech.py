@@ -34,8 +34,9 @@ def speaker(file):
     return match.group(1) if match else os.path.splitext(base)[0]
 
 
-def subset(name, every, work):
-    """A copy of suite `name` under `work` holding every Nth file (symlinks), with its suite.yml cut to match."""
+def subset(name, every, work, offset=0):
+    """A copy of suite `name` under `work` holding every Nth file from the `offset`th (symlinks),
+    with its suite.yml cut to match."""
     source = os.path.join(real, name)
     target = os.path.join(work, "suites", name)
     os.makedirs(target, exist_ok=True)
@@ -46,7 +47,7 @@ def subset(name, every, work):
             in_files = True
         match = re.match(r"  ([^ #][^:]*\.wav):", line) if in_files else None
         if match:
-            if index % every == 0:
+            if index % every == offset % every:
                 kept.append(line)
                 link = os.path.join(target, match.group(1))
                 os.makedirs(os.path.dirname(link), exist_ok=True)

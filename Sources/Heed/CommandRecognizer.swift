@@ -383,7 +383,7 @@ public final class CommandRecognizer {
             // The garbage paths won the first decode of a held candidate outright.
             garbageShare: held ? 1 : shares[answerSearch == nil ? Self.notACommand : Self.notAnAnswer] ?? 0,
             loopShortfall: shortfall(from: loop, over: all), garbageShortfall: held ? shortfall(from: first, over: all) : 0,
-            wordLoopShortfall: shortfall(from: loop, over: spoken), wordGarbageShortfall: held ? shortfall(from: first, over: spoken) : 0,
+            wordLoopShortfall: shortfall(from: loop, over: spoken),
             wordFraction: Double(spoken.count) / Double(all.count), heldToLanguage: held, words: words.count,
             seconds: Double(samples.count) / Double(sampleRate), noisy: noisy, adaptedToNoise: decoder.isAdaptedToNoise)
         let detection = options.detector.decide(evidence, sensitivity: options.sensitivity)

@@ -18,10 +18,9 @@ public struct Evidence: Equatable, Sendable, Codable {
     /// utterance and the command came from decoding it against the commands' language alone
     /// (`heldToLanguage`); 0 when the command beat the garbage paths itself.
     public var garbageShortfall: Double
-    /// The two shortfalls over the command's own words' frames only (from its first word's
-    /// start to its last word's end), where the silence around them does not dilute them.
+    /// The phone loop's shortfall over the command's own words' frames only (from its first
+    /// word's start to its last word's end), where the silence around them does not dilute it.
     public var wordLoopShortfall: Double
-    public var wordGarbageShortfall: Double
     /// The share of the utterance's frames its words take.
     public var wordFraction: Double
     public var heldToLanguage: Bool
@@ -33,14 +32,13 @@ public struct Evidence: Equatable, Sendable, Codable {
     public var adaptedToNoise: Bool
 
     public init(transcript: String, share: Double, garbageShare: Double, loopShortfall: Double, garbageShortfall: Double = 0,
-                wordLoopShortfall: Double, wordGarbageShortfall: Double = 0, wordFraction: Double, heldToLanguage: Bool = false, words: Int, seconds: Double, noisy: Bool = false, adaptedToNoise: Bool = false) {
+                wordLoopShortfall: Double, wordFraction: Double, heldToLanguage: Bool = false, words: Int, seconds: Double, noisy: Bool = false, adaptedToNoise: Bool = false) {
         self.transcript = transcript
         self.share = share
         self.garbageShare = garbageShare
         self.loopShortfall = loopShortfall
         self.garbageShortfall = garbageShortfall
         self.wordLoopShortfall = wordLoopShortfall
-        self.wordGarbageShortfall = wordGarbageShortfall
         self.wordFraction = wordFraction
         self.heldToLanguage = heldToLanguage
         self.words = words
@@ -58,22 +56,14 @@ public struct Evidence: Equatable, Sendable, Codable {
         return [
             "share": share,
             "garbageShare": garbageShare,
-            "otherShare": max(0, 1 - share - garbageShare),
             "loopShortfall": clamped(loopShortfall),
-            "garbageShortfall": clamped(max(garbageShortfall, 0)),
             "wordLoopShortfall": clamped(wordLoopShortfall),
             "wordLoopShortfallSingleWord": clamped(wordLoopShortfall) * single,
-            "wordGarbageShortfall": clamped(max(wordGarbageShortfall, 0)),
-            "wordGarbageShortfallSingleWord": clamped(max(wordGarbageShortfall, 0)) * single,
-            "shareSingleWord": share * single,
-            "garbageShareSingleWord": garbageShare * single,
-            "heldSingleWord": (heldToLanguage ? 1 : 0) * single,
-            "noisySingleWord": (noisy ? 1 : 0) * single,
-            "wordFraction": wordFraction,
+            "garbageShortfall": clamped(max(garbageShortfall, 0)),
             "heldToLanguage": heldToLanguage ? 1 : 0,
+            "wordFraction": wordFraction,
             "singleWord": single,
             "logWords": log(Double(max(words, 1))),
-            "secondsPerWord": min(seconds / Double(max(words, 1)), 5),
             "noisy": noisy ? 1 : 0,
             "adaptedToNoise": adaptedToNoise ? 1 : 0,
         ]

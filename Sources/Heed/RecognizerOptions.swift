@@ -65,8 +65,10 @@ public struct RecognizerOptions: Sendable {
     /// `CommandRecognizer.learnedSpeaker` is the profile so far. Off by default: on a board
     /// several people share, it learns their mixture.
     public var learnsSpeaker = false
-    /// Learned only from commands this sure.
-    public var speakerLearningMinConfidence = 0.9
+    /// Learned only from commands the detector is this sure of (`Utterance.confidence`, a
+    /// probability): three in four right, so that a profile, which gathers many commands, is
+    /// seldom moved by a wrong one.
+    public var speakerLearningMinConfidence = 0.75
     /// The learned profile moves the model only once this many commands are in it (a profile to
     /// start from counts its phrases). Until then the sums only gather.
     public var speakerLearningMinPhrases = 10

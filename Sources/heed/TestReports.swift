@@ -444,7 +444,7 @@ enum DetectionJSON {
         let e = detection.evidence
         return ["transcript": e.transcript, "share": e.share, "garbageShare": e.garbageShare, "loopShortfall": e.loopShortfall,
                 "garbageShortfall": e.garbageShortfall, "wordLoopShortfall": e.wordLoopShortfall,
-                "wordGarbageShortfall": e.wordGarbageShortfall, "wordFraction": e.wordFraction, "heldToLanguage": e.heldToLanguage, "words": e.words, "seconds": e.seconds,
+                "wordFraction": e.wordFraction, "heldToLanguage": e.heldToLanguage, "words": e.words, "seconds": e.seconds,
                 "noisy": e.noisy, "adaptedToNoise": e.adaptedToNoise, "probability": detection.probability, "threshold": detection.threshold]
     }
 

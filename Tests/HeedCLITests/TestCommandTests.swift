@@ -202,9 +202,11 @@ import Testing
         let dictionary = dir.appendingPathComponent("open-done.dict")
         try "done  D AA N\n".write(to: dictionary, atomically: true, encoding: .utf8)
 
-        let american = try CLI.run(["test", suite.path])
+        let american = try CLI.run(["test", suite.path, "--sensitivity", "0.5"])
         #expect(american.status == 1 && american.stdout.contains("expected done, got nothing understood"), "\(american.stdout)")
-        let open = try CLI.run(["test", suite.path, "--dict", dictionary.path])
+        // With the open vowel the commands' search itself finds this synthesized "done" (probability
+        // 0.57, where the American spelling leaves it to the language alone at 0.02).
+        let open = try CLI.run(["test", suite.path, "--dict", dictionary.path, "--sensitivity", "0.5"])
         #expect(open.status == 0 && open.stdout.contains("accepted 1/1"), "\(open.stdout)\(open.stderr)")
 
         let missing = try CLI.run(["test", suite.path, "--dict", dir.appendingPathComponent("none.dict").path])
@@ -242,7 +244,7 @@ import Testing
                 == ["clean", "pink @ 30 dB", "reverb 1.5 s", "reverb 0.3 s", "pink @ 30 dB, reverb 1.5 s", "pink @ 30 dB, reverb 0.3 s"])
         #expect(conditions.compactMap { $0["kind"] as? String } == ["clean", "noise", "reverb", "reverb", "noise", "noise"])
         #expect(conditions.compactMap { $0["rt60"] as? Double } == [1.5, 0.3, 1.5, 0.3])
-        #expect(try #require(accepted("pink @ 30 dB, reverb 1.5 s")) < clean)
+        #expect(try #require(accepted("pink @ 30 dB, reverb 1.5 s")) < #require(accepted("pink @ 30 dB, reverb 0.3 s")))
         // Plotted from the dry room on, the reverberation growing to the right.
         let svg = try String(contentsOf: plot, encoding: .utf8)
         let labels = ["clean", "0.3 s RT60", "1.5 s RT60"].map { svg.range(of: ">\($0)</text>")?.lowerBound }

@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct DetectorTests {
     static func evidence(loop: Double = 5, share: Double = 1, words: Int = 1, held: Bool = false, garbage: Double = 0) -> Evidence {
         Evidence(transcript: "stop", share: share, garbageShare: 1 - share, loopShortfall: loop, garbageShortfall: garbage,
-                 wordLoopShortfall: loop, wordGarbageShortfall: garbage, wordFraction: 0.5, heldToLanguage: held, words: words,
+                 wordLoopShortfall: loop, wordFraction: 0.5, heldToLanguage: held, words: words,
                  seconds: 0.8)
     }
 
