@@ -2,7 +2,7 @@
 """`make bench`: what Heed costs on a board, beside plain PocketSphinx on the same files in the same run.
 
 1. A real context: people ordering coffee (../shared/real-speech/coffee) against Picovoice's
-   coffee-maker context (80 expressions), in quiet and mixed with pink noise and six-voice babble
+   coffee-maker context (80 expressions), in quiet and mixed with a real running tap and a real kitchen sink
    at 12 dB. Heed (`heed recognize`, one process) against pocketsphinx_batch on the context's
    language as a minimal word graph (`heed context export --language-only`), interleaved A B A B:
    CPU per audio second, the ratio, peak RSS, accuracy of both. The same noisy files against a
@@ -18,7 +18,7 @@ Prints one report. Figures go to BENCHMARKS.md by hand, with the machine they ca
 Usage: scripts/bench.py [--quick]   (--quick: every 10th request instead of every 3rd, shorter streams)
 """
 import array, atexit, glob, json, math, os, re, resource, shutil, statistics, subprocess, sys, tempfile, threading, time, wave
-from realspeech import COMMANDS, batch_command, expectations, heed, model, read_hyp, real, rhino_to_regex_and_jsgf, root, subset, to_16k
+from realspeech import COMMANDS, batch_command, expectations, heed, model, read_hyp, real, rhino_to_regex_and_jsgf, root, shared, subset, to_16k
 
 quick = "--quick" in sys.argv
 every = 10 if quick else 3
@@ -110,12 +110,14 @@ log(f"== coffee requests, every {every}. file ({len(expected)})")
 quiet_files = [os.path.realpath(os.path.join(suite_dir, f)) for f in expected]
 rows = [compare("quiet", quiet_files)]
 mixes = {}
-for noise in ["pink", "babble"]:
+# Real noise: a running tap (steady) and a kitchen sink (clatter that changes), from ../shared/real-noise.
+NOISES = {"tap": "running-tap", "dishes": "doing-the-dishes"}
+for noise, recording in NOISES.items():
     keep = os.path.join(work, "mixes-" + noise)
-    subprocess.run([heed, "test", suite_dir, "--noise", os.path.join(root, "Audio/noise", noise + ".wav"), "--snr", "12",
+    subprocess.run([heed, "test", suite_dir, "--noise", os.path.join(shared, "real-noise", recording + ".wav"), "--snr", "12",
                     "--no-clean", "--keep-audio", keep], env=env, capture_output=True)
     mixes[noise] = sorted(glob.glob(os.path.join(keep, "*", "*", "*.wav")))
-    rows.append(compare(f"{noise} noise at 12 dB", mixes[noise]))
+    rows.append(compare(f"real {recording} at 12 dB", mixes[noise]))
 
 # The largest context the issue allows (100 expressions, three 20-word slots), on the noisy files.
 words = ["red", "green", "blue", "white", "black", "brown", "gray", "pink", "orange", "yellow",
@@ -126,7 +128,7 @@ with open(big, "w") as f:
     for n in range(100):
         f.write(f"    intent{n}:\n      - \"[turn, make, set, switch] (the) $a:x [on, off, up, down] $b:y (the) [lights, lamp, fan, heater] $c:z [now, please, quickly, today]\"\n")
     f.write("  slots:\n" + "".join(f"    {s}: [{', '.join(words)}]\n" for s in "abc"))
-_, big_wall, big_cpu, big_rss = timed([heed, "recognize", "--json", "--context", big, *mixes["babble"]], env=env)
+_, big_wall, big_cpu, big_rss = timed([heed, "recognize", "--json", "--context", big, *mixes["dishes"]], env=env)
 big_check = timed([heed, "context", "check", big])[1]
 
 # --- 2. Long speech: a person reading ---------------------------------------------------------
@@ -152,7 +154,7 @@ minutes = 5 if quick else 15
 log(f"== {minutes}-minute noisy stream")
 pieces, total = [], 0.0
 while total < minutes * 60:
-    for f in mixes["pink"] + mixes["babble"]:
+    for f in mixes["tap"] + mixes["dishes"]:
         pieces.append(f)
         total += duration(f)
         if total >= minutes * 60:
@@ -222,8 +224,7 @@ commands_latency, startup, listen_rss, listen_cpu = latency([builtin_commands[i 
 orders = quiet_files[: (8 if quick else 25)]
 orders_latency, coffee_startup, coffee_rss, _ = latency(orders, ["--no-builtins", "--context", context], "coffee")
 
-noise = os.path.join(work, "noise.wav")
-subprocess.run(["sox", "-q", "-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", "30", "pinknoise", "vol", "0.002"], check=True)
+noise = os.path.join(shared, "real-noise", "dude-miaowing.wav")  # a room with a cat and people moving about
 _, idle_wall, idle_cpu, _ = timed([heed, "listen", "--json", "--input", noise], env=env)
 
 # --- 5. The ring buffer ----------------------------------------------------------------------
@@ -251,14 +252,14 @@ for label, n, seconds, h, p, ratio, h_rss, p_rss, h_acc, p_acc in rows:
     print(f"| {label} | {n} ({seconds:.0f} s) | {h:.3f} | {p:.3f} | {ratio:.1f}x | {h_rss:.1f} MB | {p_rss:.1f} MB | "
           f"{h_acc}/{n} ({100 * h_acc / n:.1f} %) | {p_acc}/{n} ({100 * p_acc / n:.1f} %) |")
 print("")
-print(f"100-expression context on the babble mixes: peak RSS {big_rss:.1f} MB, {big_cpu / rows[2][2]:.3f} CPU s per audio s; "
+print(f"100-expression context on the dishes mixes: peak RSS {big_rss:.1f} MB, {big_cpu / rows[2][2]:.3f} CPU s per audio s; "
       f"compile + model load (heed context check): {big_check:.2f} s")
 h_long, p_long = (statistics.median(r[0] for r in long_runs[k]) for k in ("heed", "plain"))
 print(f"long speech, a person reading ({reading_seconds:.0f} s of librivox, one stream, built-ins): Heed {h_long / reading_seconds:.3f} CPU s "
       f"per audio s, {max(r[1] for r in long_runs['heed']):.1f} MB, {long_runs['heed'][-1][2]} commands heard; "
       f"pocketsphinx_continuous (six-word JSGF) {p_long / reading_seconds:.3f}, {max(r[1] for r in long_runs['plain']):.1f} MB, "
       f"{long_runs['plain'][-1][2]} commands ({h_long / p_long:.1f}x)")
-print(f"{total / 60:.0f}-minute noisy stream (the pink and babble mixes back to back, piped to heed recognize -): RSS "
+print(f"{total / 60:.0f}-minute noisy stream (the tap and dishes mixes back to back, piped to heed recognize -): RSS "
       f"{statistics.median(first_minute):.1f} MB in minute 2, {statistics.median(last_minute):.1f} MB in the last minute, "
       f"peak {max(r for _, r in samples_rss):.1f} MB; {stream_cpu / total:.3f} CPU s per audio s")
 print(f"latency to the intent event, heed listen --input, from the end of the speech in the recording:")
@@ -267,7 +268,7 @@ print(f"  whole commands nothing can follow (synthesized built-ins): intents {qu
 print(f"  real coffee orders (a whole order may go on, so it waits longer): intents {quantiles(orders_latency['intent'])}; "
       f"not understood {quantiles(orders_latency['not-understood'])}")
 print(f"listen: peak RSS {listen_rss:.1f} MB (coffee context: {coffee_rss:.1f} MB), CPU {listen_cpu:.1f} % of one core while "
-      f"commands are spoken, {100 * idle_cpu / idle_wall:.1f} % in 30 s of room noise")
+      f"commands are spoken, {100 * idle_cpu / idle_wall:.1f} % in a real room (62 s, a cat and people moving about)")
 print(f"start-up to listening: built-ins {startup:.2f} s, coffee-maker context {coffee_startup:.2f} s")
 print(f"ring buffer (2 s at 16 kHz, 160-sample periods, producer flat out): {ring['samplesPerSecond'] / 1e6:.0f} M samples/s "
       f"delivered to the consumer ({ring['samplesPerSecond'] / 16000:.0f}x real time), {ring['outOfOrder']} out of order, "
