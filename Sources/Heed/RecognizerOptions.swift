@@ -66,9 +66,8 @@ public struct RecognizerOptions: Sendable {
     /// several people share, it learns their mixture.
     public var learnsSpeaker = false
     /// Learned only from commands the detector is this sure of (`Utterance.confidence`, a
-    /// probability): three in four right, so that a profile, which gathers many commands, is
-    /// seldom moved by a wrong one.
-    public var speakerLearningMinConfidence = 0.75
+    /// probability): the default threshold of acceptance, so what it accepts in quiet teaches.
+    public var speakerLearningMinConfidence = 0.6
     /// The learned profile moves the model only once this many commands are in it (a profile to
     /// start from counts its phrases). Until then the sums only gather.
     public var speakerLearningMinPhrases = 10

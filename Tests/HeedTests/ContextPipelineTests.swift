@@ -31,7 +31,7 @@ import Testing
         let turnedAway = try detecting.recognize(file: nearMiss)
         #expect(turnedAway.allSatisfy { !$0.understood })
         #expect(turnedAway.contains { $0.detection.map { !$0.accepted && $0.evidence.transcript.contains("laser cutter to low") } ?? false })
-        for command in ["machineOn-01-en-us_f2-175.wav", "readGauge-17-en_f4-130.wav"] {
+        for command in ["machineOn-01-en-us_f2-175.wav", "setSpeed-09-en-us-130.wav"] {
             let heard = try detecting.recognize(file: directory.appendingPathComponent(command)).compactMap(\.intent)
             #expect(heard.map(\.name) == [String(command.prefix { $0 != "-" })], "\(command)")
         }
