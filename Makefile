@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build and tests need; installed only when missing.
 APT_PACKAGES := pkg-config libasound2-dev libyaml-dev libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us \
-                libspeexdsp-dev libwebrtc-audio-processing-dev pocketsphinx espeak-ng sox libxml2-utils
+                libspeexdsp-dev libwebrtc-audio-processing-dev libsndfile1-dev sndfile-programs pocketsphinx espeak-ng sox libxml2-utils
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
 
 .PHONY: all deps build release demo test accuracy detector bench fuzz leaks soak clean fixtures
@@ -25,21 +25,24 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --product heed
 
-# The main job on the bundled default: every recording in Audio/demo through the whole pipeline.
-# On a terminal the first run asks, once, for permission to use speech recognition. Without a
-# terminal nobody can be asked, so the demo runs as a test rig: a temporary state directory and
-# Models/test-rig.policy.yml, leaving the user's own decisions untouched.
-# Then four real people ordering coffee (Tests/Golden) against Picovoice's coffee-maker context.
+# The main job on the bundled default: real people (Tests/Golden) through the whole pipeline:
+# one-word clips against the built-ins ("stop", "start", and two words that are no command), then
+# four coffee orders against Picovoice's coffee-maker context, then `heed test` on both, which
+# checks each against its label. On a terminal the first run asks, once, for permission to use
+# speech recognition. Without a terminal nobody can be asked, so the demo runs as a test rig: a
+# temporary state directory and Models/test-rig.policy.yml, leaving the user's own decisions untouched.
+DEMO_WORDS = recognize Tests/Golden/real-words/*.wav
 DEMO_COFFEE = recognize --no-builtins --context Models/contexts/coffee_maker.yaml Tests/Golden/real-coffee/*.wav
+DEMO_CHECK = test Tests/Golden/real-words Tests/Golden/real-coffee
 demo: release
-	@echo "== heed recognize Audio/demo/*.wav, then heed $(DEMO_COFFEE)"
+	@echo "== heed $(DEMO_WORDS); heed $(DEMO_COFFEE); heed $(DEMO_CHECK)"
 	@if [ -t 0 ] && [ -t 1 ]; then \
-	  $(RELEASE_BIN) recognize Audio/demo/*.wav && $(RELEASE_BIN) $(DEMO_COFFEE); \
+	  $(RELEASE_BIN) $(DEMO_WORDS) && $(RELEASE_BIN) $(DEMO_COFFEE) && $(RELEASE_BIN) $(DEMO_CHECK) | grep '^accepted'; \
 	else \
 	  echo "(no terminal to ask for permission on: running as a test rig with a temporary state directory)"; \
 	  state=$$(mktemp -d); \
-	  HEED_STATE_DIR=$$state/heed HEED_POLICY=Models/test-rig.policy.yml $(RELEASE_BIN) recognize Audio/demo/*.wav && \
-	  HEED_STATE_DIR=$$state/heed HEED_POLICY=Models/test-rig.policy.yml $(RELEASE_BIN) $(DEMO_COFFEE); \
+	  export HEED_STATE_DIR=$$state/heed HEED_POLICY=Models/test-rig.policy.yml; \
+	  $(RELEASE_BIN) $(DEMO_WORDS) && $(RELEASE_BIN) $(DEMO_COFFEE) && $(RELEASE_BIN) $(DEMO_CHECK) | grep '^accepted'; \
 	  status=$$?; rm -rf $$state; exit $$status; \
 	fi
 

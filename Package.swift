@@ -39,6 +39,12 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        // FLAC, Ogg Vorbis, Opus and MP3 recordings are read through libsndfile (1.2).
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
         .systemLibrary(
             name: "CALSA",
             pkgConfig: "alsa",
@@ -46,7 +52,7 @@ let package = Package(
         ),
 
         // Stage 1: audio in (WAV, raw PCM, resampling, noise suppression, endpointing).
-        .target(name: "HeedAudio", dependencies: ["CSpeexDSP", "CWebRTCNoise"]),
+        .target(name: "HeedAudio", dependencies: ["CSpeexDSP", "CWebRTCNoise", "CSndFile"]),
         // Stage 1, live: ALSA capture and the lock-free ring (the pipeline checks the microphone
         // permission before it opens a device).
         .target(name: "HeedCapture", dependencies: ["CALSA", "HeedAudio"]),

@@ -60,13 +60,27 @@ public struct WAVFile: Sendable {
     public static let supportedRates = 4_000...192_000
     public static let maxChannels = 32
 
+    /// Reads a recording in any format Heed reads (told by its content): WAV, or FLAC, Ogg Vorbis,
+    /// Opus and MP3 through `CompressedAudioReader`.
     public init(contentsOf url: URL) throws(AudioError) {
         try WAVLayout.checkIsFile(url)
+        if CompressedAudio.isCompressed(url) {
+            let reader = try CompressedAudioReader(contentsOf: url)
+            var samples: [Float] = []
+            while let piece = try reader.read(frames: reader.format.sampleRate) { samples += piece }
+            self.init(format: reader.format, samples: samples)
+            return
+        }
         let data: Data
         do { data = try Data(contentsOf: url, options: .mappedIfSafe) } catch {
             throw .cannotOpen("cannot read: \((error as NSError).localizedDescription)")
         }
         try self.init(data: data)
+    }
+
+    init(format: WAVFormat, samples: [Float]) {
+        self.format = format
+        self.samples = samples
     }
 
     public init(data: Data) throws(AudioError) {

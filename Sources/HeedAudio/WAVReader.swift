@@ -74,9 +74,22 @@ struct WAVLayout {
     }
 }
 
+/// A recording read a piece at a time, as mono floating-point samples at its own rate.
+public protocol AudioSampleReader: AnyObject {
+    var format: WAVFormat { get }
+    /// The next `frames` sample frames (fewer at the end), channels averaged; nil at the end.
+    func read(frames: Int) throws(AudioError) -> [Float]?
+}
+
+/// The reader for a recording in any format Heed reads, told by its content: WAV, or FLAC, Ogg
+/// Vorbis, Opus and MP3 (`CompressedAudioReader`).
+public func audioReader(contentsOf url: URL) throws(AudioError) -> any AudioSampleReader {
+    try CompressedAudio.isCompressed(url) ? CompressedAudioReader(contentsOf: url) : WAVReader(contentsOf: url)
+}
+
 /// A WAV file read a piece at a time, as mono floating-point samples at its own rate: for inputs
 /// as long as a day, which `WAVFile` would hold in memory whole.
-public final class WAVReader {
+public final class WAVReader: AudioSampleReader {
     public let format: WAVFormat
     private let layout: WAVLayout
     private let handle: FileHandle
@@ -126,17 +139,18 @@ public final class WAVReader {
     }
 }
 
-/// A WAV file read a second at a time and converted to another rate as 16-bit samples: what the
-/// decoder consumes, for `heed recognize` and for paced `listen --input` alike.
+/// A recording (any format `audioReader` reads) read a second at a time and converted to another
+/// rate as 16-bit samples: what the decoder consumes, for `heed recognize` and for paced
+/// `listen --input` alike.
 public struct ConvertedWAVStream {
-    private let reader: WAVReader
+    private let reader: any AudioSampleReader
     private var resampler: Resampler
     private var ended = false
 
     public var format: WAVFormat { reader.format }
 
     public init(contentsOf url: URL, rate: Int) throws(AudioError) {
-        reader = try WAVReader(contentsOf: url)
+        reader = try audioReader(contentsOf: url)
         resampler = Resampler(from: reader.format.sampleRate, to: rate)
     }
 
