@@ -8,9 +8,11 @@ struct Recognize: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode recordings into commands, one line per utterance.",
         discussion: """
-            Each WAV file (PCM 8/16/24/32-bit or float, any common rate, mono or stereo) is \
-            converted to the model's rate, split into utterances where the speaker pauses, and \
-            decoded against the active commands. `-` reads raw 16 kHz mono S16LE from stdin.
+            Each recording (WAV: PCM 8/16/24/32-bit or float; FLAC, Ogg Vorbis, Opus or MP3; any \
+            common rate, mono or stereo; told by its content) is converted to the model's rate, \
+            split into utterances where the speaker pauses, and decoded against the active \
+            commands. `-` reads stdin: a recording (WAV, FLAC, Ogg, or MP3 with an ID3 tag), or \
+            else raw 16 kHz mono S16LE.
 
             Built-in commands: start, stop, pause, resume, done, cancel; --context adds intents \
             with slots from Rhino-format YAML. Speech that is not a command is reported with \
@@ -25,7 +27,7 @@ struct Recognize: ParsableCommand {
             """
     )
 
-    @Argument(help: "WAV files, or - for raw 16 kHz mono S16LE on stdin.")
+    @Argument(help: "Recordings (WAV, FLAC, Ogg Vorbis, Opus, MP3), or - for stdin: a recording, or raw 16 kHz mono S16LE.")
     var inputs: [String]
 
     @Flag(inversion: .prefixedNo, help: "JSON Lines output (default when stdout is not a terminal).")
@@ -110,6 +112,10 @@ struct Recognize: ParsableCommand {
             }
             if count == 0 { break }
             carry.append(contentsOf: buffer[0..<count])
+            if stream.position == 0, carry.count < 4 { continue }
+            if stream.position == 0, let recording = Self.recordingMagic.first(where: { carry.starts(with: Array($0.utf8)) }) {
+                return try decodeRecordingOnStandardInput(carry, recording, recognizer, writer: writer)
+            }
             let usable = carry.count & ~1
             let found = try stream.feedEvents(PCM.int16(littleEndianBytes: Array(carry[0..<usable])))
             carry.removeFirst(usable)
@@ -118,5 +124,29 @@ struct Recognize: ParsableCommand {
         }
         try stream.finishEvents().forEach { writer.write($0, source: "-") }
         return stream.position
+    }
+
+    /// How a recording on stdin starts (WAV, FLAC, Ogg, MP3 with its tag); anything else is raw PCM.
+    static let recordingMagic = ["RIFF", "RF64", "fLaC", "OggS", "ID3"]
+
+    /// A recording on stdin (`head` holds its first bytes): kept in a temporary file, which its
+    /// formats need to seek in, then decoded as a file is.
+    private func decodeRecordingOnStandardInput(_ head: [UInt8], _ kind: String, _ recognizer: CommandRecognizer,
+                                                writer: UtteranceWriter) throws(HeedError) -> Int {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("heed-stdin-\(getpid())-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard FileManager.default.createFile(atPath: file.path, contents: Data(head)),
+              let out = try? FileHandle(forWritingTo: file) else {
+            throw HeedError(.cannotOpen, "cannot keep the \(kind) recording on stdin in \(file.deletingLastPathComponent().path)")
+        }
+        do {
+            try out.seekToEnd()
+            while let piece = try FileHandle.standardInput.read(upToCount: 1 << 16), !piece.isEmpty { try out.write(contentsOf: piece) }
+            try out.close()
+        } catch {
+            throw HeedError(.cannotOpen, "cannot read stdin: \(error.localizedDescription)")
+        }
+        let samples = try recognizer.recognizeEvents(file: file) { writer.write($0, source: "-") }
+        return samples
     }
 }

@@ -69,6 +69,18 @@ struct RecordingFormatTests {
         #expect(listened.stdout.contains(#""intent":"stop""#), "\(listened.stdout)")
     }
 
+    /// On stdin a recording is told from raw PCM by its first bytes: a FLAC, an Ogg Vorbis and a
+    /// WAV file are heard as the WAV file named on the command line is.
+    @Test func standardInputTakesRecordingsToo() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        for file in [try Self.encoded(Self.originals[0], "flac", [], in: folder), try Self.encoded(Self.originals[0], "ogg", ["-vorbis"], in: folder),
+                     Self.originals[0]] {
+            let result = try CLI.run(["recognize", "--json", "-"], stdin: try Data(contentsOf: file))
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(Self.intents(result.stdout) == ["stop"], "\(file.lastPathComponent): \(result.stdout)")
+        }
+    }
+
     /// A FLAC or Ogg header over nothing decodable is bad input: one line, exit 65, as for a bad WAV.
     @Test(arguments: ["fLaC", "OggS"]) func aBrokenRecordingIsBadInput(magic: String) throws {
         let file = try Fixtures.temporaryDirectory().appendingPathComponent("broken.audio")
