@@ -17,7 +17,7 @@ extension Detector {
         "adaptedToNoise": 0.164647,
     ], bias: -0.150257)
 
-    /// The highest sensitivity at which both folds kept to one false command per hour of the
-    /// dev noise and talk streams (cross-validated by speaker and noise file).
+    /// The highest sensitivity at which this model, and each fold's model on the other fold,
+    /// kept to one false command per hour of the dev noise and talk streams.
     public static let defaultSensitivity = 0.4
 }
