@@ -74,7 +74,7 @@ snrs = [] if args.quiet_only else [float(x) for x in args.snr.split(",") if x]
 report = {"every": args.every, "heedArgs": args.heed_args, "noises": [os.path.basename(n) for n in noises], "suites": {}, "streams": []}
 
 # --- the suites -----------------------------------------------------------------------------------
-for name in args.suites.split(","):
+for name in [n for n in args.suites.split(",") if n]:
     vocabulary = SUITES[name]
     suite_dir = subset(name, args.every, os.path.join(work, "suites-" + name), args.offset)
     suite, expected = expectations(suite_dir)
