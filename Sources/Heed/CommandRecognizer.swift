@@ -37,9 +37,9 @@ public final class CommandRecognizer {
     private(set) var commandWords: Set<String> = []
     static let phoneWordPrefix = "~"
     static let commandSearch = "commands"
-    /// A free loop of phones, the yardstick of utterance verification.
+    /// A free loop of phones: the best any sounds fit an utterance, the detector's yardstick.
     static let phoneLoopSearch = "phone-loop"
-    /// The commands' and contexts' language alone, without the garbage paths (`heldToLanguage`).
+    /// The commands' and contexts' language alone, without the garbage paths (`detect`, step 2).
     static let languageSearch = "language"
     /// The word graph of `commandSearch` (nil for a JSGF vocabulary), for `exportCommandSearch`.
     private var commandSearchGrammar: Grammar?
@@ -115,8 +115,8 @@ public final class CommandRecognizer {
     private var baseCommands = CommandSet()
     private var contexts: [Context] = []
 
-    /// Builds the command search for `commands` plus the contexts (and the phone loop that
-    /// verification compares with), dropping any built before first, so that the new ones take
+    /// Builds the command search for `commands` plus the contexts (and the language alone and the
+    /// phone loop, which the detector compares with), dropping any built before first, so that the new ones take
     /// the old ones' memory: the minimal word graph of the phrases, and beside it the garbage
     /// loops, which stand for a whole utterance that is not a command.
     private func installCommandSearches(_ commands: CommandSet) throws(HeedError) {

@@ -23,6 +23,7 @@ public struct Evidence: Equatable, Sendable, Codable {
     public var wordLoopShortfall: Double
     /// The share of the utterance's frames its words take.
     public var wordFraction: Double
+    /// Whether the command came from the language alone, the garbage paths having won.
     public var heldToLanguage: Bool
     /// Spoken words, and the utterance's length.
     public var words: Int
@@ -32,7 +33,8 @@ public struct Evidence: Equatable, Sendable, Codable {
     public var adaptedToNoise: Bool
 
     public init(transcript: String, share: Double, garbageShare: Double, loopShortfall: Double, garbageShortfall: Double = 0,
-                wordLoopShortfall: Double, wordFraction: Double, heldToLanguage: Bool = false, words: Int, seconds: Double, noisy: Bool = false, adaptedToNoise: Bool = false) {
+                wordLoopShortfall: Double, wordFraction: Double, heldToLanguage: Bool = false, words: Int, seconds: Double,
+                noisy: Bool = false, adaptedToNoise: Bool = false) {
         self.transcript = transcript
         self.share = share
         self.garbageShare = garbageShare
