@@ -162,7 +162,7 @@ func le16(_ values: [Int16]) -> [UInt8] { values.flatMap { v in withUnsafeBytes(
                 do { try read(); return nil } catch { return error as? AudioError }
             }
             let whole = error { _ = try WAVFile(contentsOf: file) }
-            let streamed = error { _ = try WAVReader(contentsOf: file) }
+            let streamed = error { _ = try audioReader(contentsOf: file) }
             #expect(whole != nil, "\(file.lastPathComponent) was accepted")
             #expect(streamed == whole, "\(file.lastPathComponent)")
         }
