@@ -116,9 +116,9 @@ public final class CommandRecognizer {
     private var contexts: [Context] = []
 
     /// Builds the command search for `commands` plus the contexts (and the language alone and the
-    /// phone loop, which the detector compares with), dropping any built before first, so that the new ones take
-    /// the old ones' memory: the minimal word graph of the phrases, and beside it the garbage
-    /// loops, which stand for a whole utterance that is not a command.
+    /// phone loop, which the detector compares with), dropping any built before first, so that
+    /// the new ones take the old ones' memory: the minimal word graph of the phrases, and beside
+    /// it the garbage loops, which stand for a whole utterance that is not a command.
     private func installCommandSearches(_ commands: CommandSet) throws(HeedError) {
         let rebuilding = commandSearchGrammar != nil
         if rebuilding {

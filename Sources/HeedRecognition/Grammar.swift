@@ -25,27 +25,6 @@ public struct Grammar: Equatable, Sendable {
 
     public var words: Set<String> { Set(transitions.compactMap(\.word)) }
 
-    /// The most words a sentence of the grammar can have; nil when a loop makes it unbounded.
-    public var longestSentence: Int? {
-        var outgoing = [[Transition]](repeating: [], count: stateCount)
-        for transition in transitions { outgoing[transition.from].append(transition) }
-        var longest: [Int: Int?] = [:]  // from each state walked to the final one (nil: no way there)
-        var visiting = Set<Int>()
-        func walk(_ state: Int) -> Int?? {  // .some(nil): no way on to the final state; nil: a loop
-            if let known = longest[state] { return known }
-            guard visiting.insert(state).inserted else { return nil }
-            defer { visiting.remove(state) }
-            var best: Int? = state == final ? 0 : nil
-            for transition in outgoing[state] {
-                guard let rest = walk(transition.to) else { return nil }
-                if let rest { best = max(best ?? 0, rest + (transition.word == nil ? 0 : 1)) }
-            }
-            longest[state] = best
-            return .some(best)
-        }
-        return walk(start).map { $0 ?? 0 }
-    }
-
     public mutating func addState() -> Int {
         stateCount += 1
         return stateCount - 1

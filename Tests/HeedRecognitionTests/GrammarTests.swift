@@ -24,24 +24,6 @@ struct GrammarTests {
 
     /// PocketSphinx's FSG file format: states, then one TRANSITION line per arc, an empty one
     /// without a word; probabilities as they are (PocketSphinx applies the language weight).
-    /// How many words the longest sentence has: the built-ins one, a phrase of three three, and a
-    /// loop no bound at all.
-    @Test func longestSentenceCountsWordsNotEmptyTransitions() {
-        var builtins = Grammar()
-        for word in ["start", "stop", "pause"] { builtins.addPhrase([word]) }
-        #expect(builtins.longestSentence == 1)
-        var longer = builtins
-        longer.addPhrase(["cancel", "the", "timer"])
-        let optional = longer.addState()
-        longer.add(from: longer.start, to: optional, word: nil)
-        longer.add(from: optional, to: longer.final, word: "go")
-        #expect(longer.longestSentence == 3)
-        #expect(longer.minimized().longestSentence == 3)
-        var looping = longer
-        looping.addGarbageLoop(units: ["a", "b"], penalty: 1e-3)
-        #expect(looping.longestSentence == nil)
-    }
-
     @Test func fsgTextIsPocketSphinxsFileFormat() {
         var grammar = Grammar()
         grammar.addPhrase(["turn", "on"])
