@@ -16,8 +16,8 @@
 
 Usage: scripts/detector.py [--every N] [--work DIR] [--fit-only] [--features a,b,...]
 """
-import argparse, glob, json, math, os, random, re, subprocess, sys, tempfile, time, wave
-from realspeech import COMMANDS, KEYWORDS, heed, real, real_noises, rhino_to_regex_and_jsgf, root, shared, speaker, subset, talk_streams, unit_fold
+import argparse, json, math, os, subprocess, sys, tempfile, time
+from realspeech import COMMANDS, heed, real, real_noises, rhino_to_regex_and_jsgf, root, shared, speaker, subset, talk_streams, unit_fold
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("--every", type=int, default=1, help="every Nth file of each suite (default: all)")
