@@ -6,15 +6,19 @@
    - the real-speech suites (coffee, words, keywords), quiet and with the real noises of
      ../shared/real-noise mixed in at 24/18/12/6 dB, one noise per file and SNR in turn;
    - long streams nobody gives a command in: every real-noise recording end to end, and the AN4
-     utterances without a command word (quiet, and with the noises at 12 dB), through the
-     coffee context, the built-ins and the keywords.
+     utterances without a command word end to end, through the coffee context, the built-ins
+     and the keywords.
 2. fit: a logistic model of "this candidate is the command spoken" on those features. Two folds,
    by speaker (by file for coffee, whose files name no speaker) and by noise file: fit on one,
    score the other. The detector shipped is fitted on both; its default sensitivity is the
-   highest whose false commands per hour of the streams stay at or below one in both folds.
-   Writes Sources/Heed/Detector+Trained.swift.
+   highest whose false commands per hour of the streams (coffee context and built-ins) stay at
+   or below one, for the folds together and for the shipped model. Prints the DET table (and
+   with ABLATE=1 the ablation); --write writes Sources/Heed/Detector+Trained.swift.
 
-Usage: scripts/detector.py [--every N] [--work DIR] [--fit-only] [--features a,b,...]
+The evidence depends a little on the detector heed runs with (an accepted command ends its
+utterance sooner), so a refit on evidence gathered by an older model moves a little.
+
+Usage: scripts/detector.py [--every N] [--work DIR] [--fit-only] [--write] [--features a,b,...]
 """
 import argparse, json, math, os, subprocess, sys, tempfile, time
 from realspeech import COMMANDS, heed, real, real_noises, rhino_to_regex_and_jsgf, root, shared, speaker, subset, talk_streams, unit_fold
