@@ -191,14 +191,16 @@ def features(r, names):
     return [values[n] for n in names]
 
 
-def fit(rows, labels, names, l2=1.0):
-    """Logistic regression by Newton's method on standardized features; weights on the raw scale."""
+def fit(chosen, names, l2=1.0):
+    """Logistic regression of the candidates `chosen` by Newton's method on standardized features,
+    each set weighing the same (thousands of one-word clips must not drown 310 requests);
+    returns the weights on the raw scale and the bias."""
+    rows, labels = [features(r, names) for r in chosen], [r["label"] for r in chosen]
+    weights_of = [len(candidates) / len(per_set) / per_set[r["set"]] for r in chosen]
     n, k = len(rows), len(names)
     means = [sum(r[j] for r in rows) / n for j in range(k)]
     scales = [max(1e-6, math.sqrt(sum((r[j] - means[j]) ** 2 for r in rows) / n)) for j in range(k)]
     x = [[1.0] + [(r[j] - means[j]) / scales[j] for j in range(k)] for r in rows]
-    # Each set weighs the same: thousands of one-word clips must not drown 310 requests.
-    w = [0.0] * (k + 1)
     try:
         import numpy  # the same Newton steps, faster (the pure loop below gives the same weights)
         X, Y, S = numpy.array(x), numpy.array(labels, dtype=float), numpy.array(weights_of)
@@ -214,13 +216,13 @@ def fit(rows, labels, names, l2=1.0):
                 break
         w = list(W)
     except ImportError:
-        w = newton(x, labels, k, l2)
+        w = newton(x, labels, weights_of, k, l2)
     weights = {names[j]: w[j + 1] / scales[j] for j in range(k)}
     bias = w[0] - sum(w[j + 1] * means[j] / scales[j] for j in range(k))
     return weights, bias
 
 
-def newton(x, labels, k, l2):
+def newton(x, labels, weights_of, k, l2):
     w = [0.0] * (k + 1)
     for _ in range(30):
         grad = [0.0] * (k + 1)
@@ -329,31 +331,27 @@ log(f"== {len(candidates)} candidates ({sum(labels)} right), {len(files)} file r
 per_set = {}
 for r in candidates:
     per_set[r["set"]] = per_set.get(r["set"], 0) + 1
-# The streams are what the default is chosen on: they weigh as much as all the suites together.
-STREAM_WEIGHT = float(os.environ.get("STREAM_WEIGHT", "1"))
-for name in per_set:
-    if name.startswith("stream"):
-        per_set[name] /= STREAM_WEIGHT
-weights_of = []
 SENSITIVITIES = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99]
-cross = {}
-for fold in (0, 1):
-    train = [r for r in candidates if fold_of(r) == 1 - fold]
-    weights_of = [len(candidates) / len(per_set) / per_set[r["set"]] for r in train]
-    model = fit([features(r, names) for r in train], [r["label"] for r in train], names)
-    for r in candidates:
-        if fold_of(r) == fold:
-            r["p"] = probability(r, model, names)
-    for s in SENSITIVITIES:
-        cross[(fold, s)] = scores(candidates, files, streams, 1 - s, fold)
+
+
+def cross_fit(feature_names):
+    """Each fold's candidates scored (`p`) by the model fitted on the other fold."""
+    for fold in (0, 1):
+        model = fit([r for r in candidates if fold_of(r) == 1 - fold], feature_names)
+        for r in candidates:
+            if fold_of(r) == fold:
+                r["p"] = probability(r, model, feature_names)
+
+
+cross_fit(names)
+cross = {(fold, s): scores(candidates, files, streams, 1 - s, fold) for fold in (0, 1) for s in SENSITIVITIES}
 print("\nCross-validated (fit on one fold of speakers and noises, scored on the other):")
 for s in SENSITIVITIES:
     for fold in (0, 1):
         print(f"  sensitivity {s:.2f} fold {fold}: {describe(cross[(fold, s)])}")
 
 # The detector shipped: fitted on both folds.
-weights_of = [len(candidates) / len(per_set) / per_set[r["set"]] for r in candidates]
-shipped = fit([features(r, names) for r in candidates], labels, names)
+shipped = fit(candidates, names)
 cross_p = {id(r): r.get("p") for r in candidates}
 for r in candidates:
     r["p"] = probability(r, shipped, names)
@@ -377,20 +375,6 @@ for s in SENSITIVITIES:
           f"{pct(w['wrong'], w['positives'])} | {pct(w['taken'], w['negatives'])} | {pct(k['positives'] - k['right'], k['positives'])} | "
           f"{pct(k['taken'], k['negatives'])} | {m['perHour']:.1f} | {m['perHour-keywords']:.1f} |")
 
-# Which features earn their keep: each left out in turn, cross-validated at the default.
-def cross_validated(feature_names, sensitivity):
-    total = None
-    for fold in (0, 1):
-        global weights_of
-        train = [r for r in candidates if fold_of(r) == 1 - fold]
-        weights_of = [len(candidates) / len(per_set) / per_set[r["set"]] for r in train]
-        model = fit([features(r, feature_names) for r in train], [r["label"] for r in train], feature_names)
-        for r in candidates:
-            if fold_of(r) == fold:
-                r["p"] = probability(r, model, feature_names)
-    return [scores(candidates, files, streams, 1 - sensitivity, fold) for fold in (0, 1)]
-
-
 def replaced_rules(r):
     """The stack of rules the detector replaced (commit 5c5eb96), replayed on the same evidence:
     a word or two the garbage won was never held to the language, a held request was taken within
@@ -413,9 +397,10 @@ if os.environ.get("ABLATE"):
     print("\nAblation: each group of features left out, refitted, at its own highest sensitivity with at most one false command per hour (both folds together):")
     def at_operating_point(feature_names):
         """The highest sensitivity keeping to one false command per hour, and the scores there."""
+        cross_fit(feature_names)
         best = None
         for sensitivity in SENSITIVITIES:
-            pair = merged_pair(*cross_validated(feature_names, sensitivity))
+            pair = merged_pair(*(scores(candidates, files, streams, 1 - sensitivity, fold) for fold in (0, 1)))
             if pair["perHour"] <= 1.0:
                 best = (sensitivity, pair)
         return f"at {best[0]}: {describe(best[1])}" if best else "never at one false command per hour"
