@@ -359,13 +359,16 @@ public final class CommandRecognizer {
         if case .commands = vocabulary { detects = true } else { detects = false }
         let first = try decode(samples, alternatives: alternativesWanted, codebooks: detects ? .keptForNext : .own)
         guard detects else { return interpret(first, startSample: startSample, sampleCount: samples.count) }
-        var candidate = first, held = false
-        if !isCandidate(first), holdingToLanguage, answerSearch == nil {
+        // The command to decide on: the first decode's, or the language alone's when the garbage won.
+        var candidate: Hypothesis?, held = false
+        if isCandidate(first) {
+            candidate = first
+        } else if holdingToLanguage, answerSearch == nil {
             try use(search: Self.languageSearch)
             let language = try decode(samples, alternatives: alternativesWanted, codebooks: .reusedFromLast)
             if isCandidate(language) { (candidate, held) = (language, true) }
         }
-        guard isCandidate(candidate), let heard = interpret(candidate, startSample: startSample, sampleCount: samples.count),
+        guard let candidate, let heard = interpret(candidate, startSample: startSample, sampleCount: samples.count),
               let firstWord = candidate.spokenWords.first, let lastWord = candidate.spokenWords.last else {
             return interpret(first, startSample: startSample, sampleCount: samples.count)
         }
