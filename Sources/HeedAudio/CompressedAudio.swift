@@ -3,16 +3,26 @@ import Foundation
 
 /// Recordings in FLAC, Ogg Vorbis, Opus and MP3, told apart from WAV by their content (not their
 /// name) and decoded by libsndfile: the one place Heed calls it.
-enum CompressedAudio {
-    /// Whether the file's first bytes are a FLAC, Ogg or MP3 stream's (nil: unreadable).
+public enum CompressedAudio {
+    /// How a FLAC, an Ogg (Vorbis, Opus) and a tagged MP3 stream start.
+    static let magic = ["fLaC", "OggS", "ID3"].map { Array($0.utf8) }
+    /// How a WAV file starts.
+    static let wavMagic = ["RIFF", "RF64"].map { Array($0.utf8) }
+
+    /// Whether `head`, the first bytes of some input, begin a recording (WAV or compressed) rather
+    /// than raw samples; for stdin, which has no name. An untagged MP3's sync word is not looked
+    /// for here: raw samples can begin with it.
+    public static func startsRecording(_ head: some Collection<UInt8>) -> Bool {
+        (magic + wavMagic).contains { head.starts(with: $0) }
+    }
+
+    /// Whether the file's first bytes are a FLAC, Ogg or MP3 stream's (false when unreadable).
     static func isCompressed(_ url: URL) -> Bool {
         guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 4), head.count >= 2 else { return false }
         let bytes = [UInt8](head)
-        if bytes.starts(with: Array("fLaC".utf8)) || bytes.starts(with: Array("OggS".utf8)) || bytes.starts(with: Array("ID3".utf8)) {
-            return true
-        }
+        if magic.contains(where: { bytes.starts(with: $0) }) { return true }
         // An MPEG audio frame without an ID3 tag starts with an 11-bit sync word.
         return bytes[0] == 0xFF && bytes[1] & 0xE0 == 0xE0
     }

@@ -113,8 +113,8 @@ struct Recognize: ParsableCommand {
             if count == 0 { break }
             carry.append(contentsOf: buffer[0..<count])
             if stream.position == 0, carry.count < 4 { continue }
-            if stream.position == 0, let recording = Self.recordingMagic.first(where: { carry.starts(with: Array($0.utf8)) }) {
-                return try decodeRecordingOnStandardInput(carry, recording, recognizer, writer: writer)
+            if stream.position == 0, CompressedAudio.startsRecording(carry) {
+                return try decodeRecordingOnStandardInput(carry, recognizer, writer: writer)
             }
             let usable = carry.count & ~1
             let found = try stream.feedEvents(PCM.int16(littleEndianBytes: Array(carry[0..<usable])))
@@ -122,22 +122,22 @@ struct Recognize: ParsableCommand {
             found.forEach { writer.write($0, source: "-") }
             fflush(nil)
         }
+        // Raw samples shorter than a recording's first bytes.
+        if carry.count >= 2 { try stream.feedEvents(PCM.int16(littleEndianBytes: Array(carry[0..<(carry.count & ~1)]))).forEach { writer.write($0, source: "-") } }
         try stream.finishEvents().forEach { writer.write($0, source: "-") }
         return stream.position
     }
 
-    /// How a recording on stdin starts (WAV, FLAC, Ogg, MP3 with its tag); anything else is raw PCM.
-    static let recordingMagic = ["RIFF", "RF64", "fLaC", "OggS", "ID3"]
-
-    /// A recording on stdin (`head` holds its first bytes): kept in a temporary file, which its
-    /// formats need to seek in, then decoded as a file is.
-    private func decodeRecordingOnStandardInput(_ head: [UInt8], _ kind: String, _ recognizer: CommandRecognizer,
+    /// A recording on stdin (WAV, FLAC, Ogg, MP3 with its tag: `CompressedAudio.startsRecording`),
+    /// whose first bytes `head` holds: kept in a temporary file, which its formats need to seek
+    /// in, then decoded as a file is.
+    private func decodeRecordingOnStandardInput(_ head: [UInt8], _ recognizer: CommandRecognizer,
                                                 writer: UtteranceWriter) throws(HeedError) -> Int {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("heed-stdin-\(getpid())-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         guard FileManager.default.createFile(atPath: file.path, contents: Data(head)),
               let out = try? FileHandle(forWritingTo: file) else {
-            throw HeedError(.cannotOpen, "cannot keep the \(kind) recording on stdin in \(file.deletingLastPathComponent().path)")
+            throw HeedError(.cannotOpen, "cannot keep the recording on stdin in \(file.deletingLastPathComponent().path)")
         }
         do {
             try out.seekToEnd()
