@@ -45,6 +45,17 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]
         ),
+        // The service's MQTT client (Hermes) and its systemd notifications.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         .systemLibrary(
             name: "CALSA",
             pkgConfig: "alsa",
@@ -74,10 +85,13 @@ let package = Package(
         .target(name: "HeedShortcuts", dependencies: ["HeedIntents", "HeedAuthorization", .product(name: "GRDB", package: "GRDB.swift")]),
         // What apps import: the pipeline over the stages.
         .target(name: "Heed", dependencies: ["HeedAudio", "HeedCapture", "HeedRecognition", "HeedIntents", "HeedAuthorization", "HeedShortcuts", "HeedYAML"]),
+        // `heed serve`: the pipeline as a service: Wyoming server, Hermes over MQTT (and a hub for
+        // other boards), wake phrase, systemd.
+        .target(name: "HeedService", dependencies: ["Heed", "HeedAudio", "HeedShortcuts", "HeedYAML", "CMosquitto", "CSystemd"]),
         // The command-line layer.
         .executableTarget(
             name: "heed",
-            dependencies: ["Heed", "HeedAudio", "HeedRecognition", "HeedCapture", "HeedShortcuts",
+            dependencies: ["Heed", "HeedService", "HeedAudio", "HeedRecognition", "HeedCapture", "HeedShortcuts",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
@@ -97,6 +111,7 @@ let package = Package(
         .testTarget(name: "HeedIntentsTests", dependencies: ["HeedIntents"]),
         .testTarget(name: "HeedShortcutsTests", dependencies: ["HeedShortcuts", "HeedTestSupport"]),
         .testTarget(name: "HeedAuthorizationTests", dependencies: ["HeedAuthorization", "HeedTestSupport"]),
+        .testTarget(name: "HeedServiceTests", dependencies: ["HeedService", "Heed", "HeedAudio", "HeedTestSupport"]),
         .testTarget(name: "HeedTests", dependencies: ["Heed", "HeedAudio", "HeedRecognition", "HeedShortcuts", "HeedTestSupport"]),
         // Runs the built `heed` executable as a user would.
         .testTarget(name: "HeedCLITests", dependencies: ["heed", "heed-fuzz", "HeedAudio", "HeedTestSupport"], exclude: ["Resources"]),

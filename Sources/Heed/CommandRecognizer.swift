@@ -12,11 +12,25 @@ public enum Vocabulary: Sendable {
     case jsgf(URL)
 
     /// The intent a word sequence carries: the command phrases first, then each context.
-    func match(_ words: [String]) -> Intent? {
+    public func match(_ words: [String]) -> Intent? {
         guard case .commands(let commands, let contexts) = self else { return nil }
         if let intent = commands.match(words) { return intent }
         for context in contexts { if let intent = context.match(words) { return intent } }
         return nil
+    }
+
+    /// The intents each part offers, in order: "builtins" (the command phrases), then each
+    /// context by its file's name.
+    public var intentNamesBySource: [(source: String, intents: [String])] {
+        guard case .commands(let commands, let contexts) = self else { return [] }
+        func unique(_ names: [String]) -> [String] { var seen = Set<String>(); return names.filter { seen.insert($0).inserted } }
+        var parts: [(String, [String])] = []
+        if !commands.commands.isEmpty { parts.append(("builtins", unique(commands.commands.map(\.intent)))) }
+        for context in contexts {
+            let name = URL(fileURLWithPath: context.source).deletingPathExtension().lastPathComponent
+            parts.append((name, unique(context.expressions.map(\.intent))))
+        }
+        return parts
     }
 }
 

@@ -35,39 +35,34 @@ public struct EnrollmentRecorder {
     public func record(_ sentences: [String], from source: LiveSource, maxSeconds: Double? = nil,
                        shouldStop: @escaping @Sendable () -> Bool = { false }, onEvent: (Event) -> Void) throws(HeedError) -> [[Int16]] {
         let rate = enrollment.sampleRate
-        let producer = try Producer(source: source, targetRate: rate, maxSeconds: maxSeconds, shouldStop: shouldStop)
         // Half a minute, so a slow alignment never loses audio; or all of `maxSeconds` (up to ten
         // minutes), so a test device that delivers faster than real time (ALSA's file plugin) can
         // deliver it at once.
-        let seconds = Int(min(600, max(30, (maxSeconds ?? 0).rounded(.up))))
-        let ring = SampleRing(capacity: seconds * producer.rate * producer.channels)
-        let capture = CaptureThread(producer, into: ring, shouldStop: shouldStop)
-        defer { capture.stop() }
+        let seconds = min(600, max(30, (maxSeconds ?? 0).rounded(.up)))
+        let input = try LiveInput(source: source, rate: rate, bufferSeconds: seconds, maxSeconds: maxSeconds, shouldStop: shouldStop) { _ in }
+        input.start()
+        defer { input.stop() }
 
         var configuration = Endpointer.Configuration()
         configuration.sampleRate = rate
         configuration.trailingSilence = trailingSilence
         configuration.maxUtterance = 15
-        var resampler = Resampler(from: producer.rate, to: rate)
         // Audio since the last sentence ended; `consumed` is how much of it the endpointer has seen.
         var audio: [Int16] = [], consumed = 0
-        var interleaved: [Int16] = []
         /// Reads what the capture thread has; false when the input has ended and nothing is left.
         func read() throws(HeedError) -> Bool {
-            let inputDone = capture.isFinished
-            interleaved.removeAll(keepingCapacity: true)
-            ring.read(into: &interleaved)
-            if ring.dropped > 0 { throw HeedError(.unavailable, "audio was lost while recording (the machine was too busy); run heed enroll again") }
-            if interleaved.isEmpty {
+            let inputDone = input.isFinished
+            let samples = input.read()
+            if input.droppedSamples > 0 { throw HeedError(.unavailable, "audio was lost while recording (the machine was too busy); run heed enroll again") }
+            if samples.isEmpty {
                 if inputDone {
-                    if let error = capture.failure { throw error }
+                    if let error = input.failure { throw error }
                     return false
                 }
                 usleep(5_000)
                 return true
             }
-            let mono = Listener.mixToMono(interleaved, channels: producer.channels)
-            audio += resampler.isPassthrough ? mono : PCM.int16(from: resampler.process(PCM.float(from: mono)))
+            audio += samples
             return true
         }
 

@@ -66,6 +66,11 @@ public final class Listener {
     /// Puts the store's shortcuts into the grammar when the store changed since `version`.
     private func refreshShortcuts(since version: inout Int?, onEvent: (ListenEvent) -> Void) throws(HeedError) {
         guard let shortcuts else { return }
+        try Self.refreshShortcuts(shortcuts, into: recognizer, since: &version, onEvent: onEvent)
+    }
+
+    static func refreshShortcuts(_ shortcuts: ShortcutStore, into recognizer: CommandRecognizer, since version: inout Int?,
+                                 onEvent: (ListenEvent) -> Void) throws(HeedError) {
         let current: Int
         do { current = try shortcuts.version() } catch { throw HeedError(error) }
         guard current != version else { return }
@@ -79,30 +84,23 @@ public final class Listener {
     /// Listens until `shouldStop` returns true, the input ends, or an error; calls `onEvent` for
     /// each event on the calling thread. Throws only when listening cannot start.
     public func run(shouldStop: @escaping @Sendable () -> Bool, onEvent: (ListenEvent) -> Void) throws(HeedError) {
-        let producer = try Producer(source: source, targetRate: recognizer.sampleRate, maxSeconds: maxSeconds,
-                                    shouldStop: shouldStop) { onEvent(.deviceLost(message: $0)) }
-        let ring = SampleRing(capacity: max(1, Int(bufferSeconds * Double(producer.rate))) * producer.channels)
-        onEvent(.listening(source: producer.label, format: producer.formatDescription))
+        let input = try LiveInput(source: source, rate: recognizer.sampleRate, bufferSeconds: bufferSeconds, maxSeconds: maxSeconds,
+                                  shouldStop: shouldStop) { onEvent(.deviceLost(message: $0)) }
+        onEvent(.listening(source: input.label, format: input.formatDescription))
         var shortcutVersion: Int?
         try refreshShortcuts(since: &shortcutVersion, onEvent: onEvent)
         var shortcutsChecked = ContinuousClock.now
-        let capture = CaptureThread(producer, into: ring, shouldStop: shouldStop)
+        input.start()
 
         var stream = recognizer.makeStream()
-        var resampler = Resampler(from: producer.rate, to: recognizer.sampleRate)
-        var interleaved: [Int16] = []
-        var reportedDrops = 0, reportedOverruns = 0
         var levelEnergy = 0.0, levelSamples = 0
         let levelWindow = recognizer.sampleRate / 10
         var reason: HeedError?
-        defer { producer.requestStop() }
+        defer { input.stop() }
         while true {
-            let inputDone = capture.isFinished
-            interleaved.removeAll(keepingCapacity: true)
-            ring.read(into: &interleaved)
-            if !interleaved.isEmpty {
-                let mono = Self.mixToMono(interleaved, channels: producer.channels)
-                let samples = resampler.isPassthrough ? mono : PCM.int16(from: resampler.process(PCM.float(from: mono)))
+            let inputDone = input.isFinished
+            let samples = input.read()
+            if !samples.isEmpty {
                 for sample in samples { levelEnergy += Double(sample) * Double(sample) }
                 levelSamples += samples.count
                 if levelSamples >= levelWindow {
@@ -124,19 +122,13 @@ public final class Listener {
                     break
                 }
             }
-            for change in producer.takeDeviceChanges() { onEvent(change) }
-            let drops = ring.dropped, overruns = producer.deviceOverruns
-            if drops != reportedDrops || overruns != reportedOverruns {
-                onEvent(.overrun(droppedSamples: drops / producer.channels, deviceOverruns: overruns))
-                reportedDrops = drops
-                reportedOverruns = overruns
-            }
-            if inputDone && interleaved.isEmpty { break }
-            if shouldStop() { producer.requestStop() }
-            if interleaved.isEmpty { usleep(5_000) }
+            for change in input.changes() { onEvent(change) }
+            if inputDone && samples.isEmpty { break }
+            if shouldStop() { input.requestStop() }
+            if samples.isEmpty { usleep(5_000) }
         }
         if reason == nil {
-            if let error = capture.failure {
+            if let error = input.failure {
                 reason = error
             } else {
                 do {
@@ -146,19 +138,85 @@ public final class Listener {
                 }
             }
         }
-        capture.stop()
+        input.stop()
         onEvent(.stopped(error: reason, seconds: Double(stream.position) / Double(recognizer.sampleRate),
-                         droppedSamples: ring.dropped / producer.channels, deviceOverruns: producer.deviceOverruns))
+                         droppedSamples: input.droppedSamples, deviceOverruns: input.deviceOverruns))
     }
 
     private func listenEvent(_ event: UtteranceStream.Event, at position: Int) -> ListenEvent {
-        let time = Double(position) / Double(recognizer.sampleRate)
+        Self.listenEvent(event, at: position, rate: recognizer.sampleRate)
+    }
+
+    static func listenEvent(_ event: UtteranceStream.Event, at position: Int, rate: Int) -> ListenEvent {
+        let time = Double(position) / Double(rate)
         switch event {
         case .speechStart(let time): return .speechStart(time: time)
         case .partial(let text): return .partial(time: time, transcript: text)
         case .utterance(let utterance): return .utterance(utterance)
         case .dialogue(let step, let at): return .dialogue(step, time: at)
         }
+    }
+}
+
+/// The live half of listening: a producer (device or paced file) on its own thread fills the
+/// lock-free ring; the reading thread takes back mono samples at the model's rate. Listener and
+/// SharedDecoder both read the microphone through it.
+final class LiveInput {
+    private let producer: Producer
+    private let ring: SampleRing
+    private var capture: CaptureThread?
+    private var resampler: Resampler
+    private var interleaved: [Int16] = []
+    private var reportedDrops = 0, reportedOverruns = 0
+    let shouldStop: @Sendable () -> Bool
+
+    init(source: LiveSource, rate: Int, bufferSeconds: Double, maxSeconds: Double?,
+         shouldStop: @escaping @Sendable () -> Bool, onWaiting: (String) -> Void) throws(HeedError) {
+        producer = try Producer(source: source, targetRate: rate, maxSeconds: maxSeconds, shouldStop: shouldStop, onWaiting: onWaiting)
+        ring = SampleRing(capacity: max(1, Int(bufferSeconds * Double(producer.rate))) * producer.channels)
+        resampler = Resampler(from: producer.rate, to: rate)
+        self.shouldStop = shouldStop
+    }
+
+    var label: String { producer.label }
+    var formatDescription: String { producer.formatDescription }
+
+    /// Starts the capture thread.
+    func start() { capture = CaptureThread(producer, into: ring, shouldStop: shouldStop) }
+
+    /// Everything captured since the last read, mixed to mono and converted to the model's rate.
+    func read() -> [Int16] {
+        interleaved.removeAll(keepingCapacity: true)
+        ring.read(into: &interleaved)
+        guard !interleaved.isEmpty else { return [] }
+        let mono = Self.mixToMono(interleaved, channels: producer.channels)
+        return resampler.isPassthrough ? mono : PCM.int16(from: resampler.process(PCM.float(from: mono)))
+    }
+
+    /// Capture ended (input over, stopped or failed); what it captured may still be in the ring.
+    var isFinished: Bool { capture?.isFinished ?? true }
+    var failure: HeedError? { capture?.failure }
+    var droppedSamples: Int { ring.dropped / producer.channels }
+    var deviceOverruns: Int { producer.deviceOverruns }
+
+    /// Device losses and returns, and an overrun event when audio was lost since the last call.
+    func changes() -> [ListenEvent] {
+        var events = producer.takeDeviceChanges()
+        let drops = ring.dropped, overruns = producer.deviceOverruns
+        if drops != reportedDrops || overruns != reportedOverruns {
+            events.append(.overrun(droppedSamples: drops / producer.channels, deviceOverruns: overruns))
+            reportedDrops = drops
+            reportedOverruns = overruns
+        }
+        return events
+    }
+
+    func requestStop() { producer.requestStop() }
+
+    /// Stops capture and waits until it has.
+    func stop() {
+        producer.requestStop()
+        capture?.stop()
     }
 
     static func mixToMono(_ interleaved: [Int16], channels: Int) -> [Int16] {

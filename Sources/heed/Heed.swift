@@ -10,6 +10,6 @@ struct HeedCommand: ParsableCommand {
             69 capture device unavailable, 70 internal error, 77 not authorized (see `heed auth`), \
             78 configuration (model, dictionary, grammar, context, app manifest or policy).
             """,
-        subcommands: [Recognize.self, Listen.self, Devices.self, TestCommand.self, ContextCommand.self, Shortcuts.self, Enroll.self, Auth.self]
+        subcommands: [Recognize.self, Listen.self, Serve.self, Devices.self, TestCommand.self, ContextCommand.self, Shortcuts.self, Enroll.self, Auth.self]
     )
 }
