@@ -3,7 +3,8 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build and tests need; installed only when missing.
 APT_PACKAGES := pkg-config libasound2-dev libyaml-dev libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us \
-                libspeexdsp-dev libwebrtc-audio-processing-dev libsndfile1-dev sndfile-programs pocketsphinx espeak-ng sox libxml2-utils
+                libspeexdsp-dev libwebrtc-audio-processing-dev libsndfile1-dev sndfile-programs pocketsphinx espeak-ng sox libxml2-utils \
+                libmosquitto-dev mosquitto libsystemd-dev systemd
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
 
 .PHONY: all deps build release demo test accuracy detector bench fuzz leaks soak clean fixtures
@@ -46,9 +47,17 @@ demo: release
 	  status=$$?; rm -rf $$state; exit $$status; \
 	fi
 
+# The peers the service tests talk to heed with: the PyPI wyoming client (as Home Assistant uses
+# it) and paho-mqtt, in a virtual environment of the tests' own.
+TEST_VENV = .build/test-venv
+$(TEST_VENV)/ready: Tests/requirements.txt
+	python3 -m venv $(TEST_VENV)
+	$(TEST_VENV)/bin/pip install -q -r Tests/requirements.txt
+	touch $@
+
 # Unit tests and a small golden set (a few minutes). The tests run a debug build, but with Heed's
 # own C (the Gaussian scorer and the noise adaptation, where decoding spends its time) optimized.
-test: deps
+test: deps $(TEST_VENV)/ready
 	$(SWIFT) build --build-tests -Xcc -O2
 	$(SWIFT) test --skip-build
 

@@ -111,6 +111,10 @@ public final class CommandService: Sendable {
             }
         }
         if settings.hub { idleChecker.start() }
+        if settings.microphone == nil {
+            announced = true
+            ready()
+        }
         try decoder.run(microphone: settings.microphone, bufferSeconds: settings.bufferSeconds, shouldStop: {
             shouldStop()
         }, onMicrophone: { event in
@@ -120,7 +124,6 @@ public final class CommandService: Sendable {
             }
             handle(event, site: settings.siteID, gate: microphoneGate)
         })
-        if settings.microphone == nil && !announced { ready() }
     }
 
     /// Decodes with a new recognizer and vocabulary from the next step on (SIGHUP).

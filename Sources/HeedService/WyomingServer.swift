@@ -111,7 +111,7 @@ public final class WyomingServer: Sendable {
     /// The `info` event: what Heed offers. The intent program has a model per context (and one
     /// for the built-in commands), each listing its intents.
     static func info(_ vocabulary: Vocabulary) -> WyomingEvent {
-        let heed: [String: Any] = ["name": "Heed", "url": "https://github.com/heed-voice/heed"]
+        let heed: [String: Any] = ["name": "Heed", "url": ""]
         let sphinx: [String: Any] = ["name": "CMU Sphinx", "url": "https://cmusphinx.github.io"]
         func artifact(_ name: String, _ description: String, _ attribution: [String: Any]) -> [String: Any] {
             ["name": name, "description": description, "attribution": attribution, "installed": true, "version": "1.0"]
