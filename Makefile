@@ -7,7 +7,7 @@ APT_PACKAGES := pkg-config libasound2-dev libyaml-dev libpocketsphinx-dev libsph
                 libmosquitto-dev mosquitto libsystemd-dev systemd
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
 
-.PHONY: all deps build release demo test accuracy detector bench fuzz leaks soak clean fixtures
+.PHONY: all deps build release install demo test accuracy detector bench fuzz leaks soak clean fixtures
 
 all: build
 
@@ -25,6 +25,26 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release --product heed
+
+# Installs heed as a service (docs/service.md): the binary, its models and contexts, the systemd
+# unit, an example configuration (kept if one is there) and an example admin policy; and, as root
+# on a real system, the `heed` user in the `audio` group. DESTDIR stages it elsewhere.
+PREFIX ?= /usr/local
+install: release
+	install -D -m 755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/heed
+	install -d $(DESTDIR)$(PREFIX)/share/heed/contexts $(DESTDIR)$(PREFIX)/share/heed/examples $(DESTDIR)$(PREFIX)/share/doc/heed
+	install -m 644 Models/heed.app.yml $(DESTDIR)$(PREFIX)/share/heed/
+	install -m 644 Models/contexts/* $(DESTDIR)$(PREFIX)/share/heed/contexts/
+	install -m 644 systemd/heed.yml systemd/policy.yml $(DESTDIR)$(PREFIX)/share/heed/examples/
+	install -m 644 docs/service.md README.md $(DESTDIR)$(PREFIX)/share/doc/heed/
+	install -d $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/heed
+	sed -e 's#/usr/local/#$(PREFIX)/#g' systemd/heed.service > $(DESTDIR)/etc/systemd/system/heed.service
+	chmod 644 $(DESTDIR)/etc/systemd/system/heed.service
+	@if [ -e $(DESTDIR)/etc/heed/heed.yml ]; then echo "kept $(DESTDIR)/etc/heed/heed.yml"; \
+	else sed -e 's#/usr/local/#$(PREFIX)/#g' systemd/heed.yml > $(DESTDIR)/etc/heed/heed.yml && chmod 644 $(DESTDIR)/etc/heed/heed.yml; fi
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && ! id heed >/dev/null 2>&1; then \
+	  useradd --system --no-create-home --home-dir /var/lib/heed --shell /usr/sbin/nologin --user-group --groups audio heed; fi
+	@echo "installed; next: docs/service.md (authorize in /etc/heed/policy.yml, then systemctl enable --now heed)"
 
 # The main job on the bundled default: real people (Tests/Golden) through the whole pipeline:
 # one-word clips against the built-ins ("stop", "start", and two words that are no command), then
