@@ -128,9 +128,28 @@ public final class SharedDecoder: Sendable {
 
         var microphoneStream = input.map { _ in recognizer.makeStream() }
         var streams: [StreamID: UtteranceStream] = [:]
+        // A stream replaced by a new recognizer counts from zero again: its times are moved by
+        // where the one before it ended, so they stay times in the whole stream.
+        var microphoneOffset = 0
+        var offsets: [StreamID: Int] = [:]
         var failure: HeedError?
         func micEvents(_ events: [UtteranceStream.Event], at position: Int) {
-            for event in events { onMicrophone(Listener.listenEvent(event, at: position, rate: sampleRate)) }
+            for event in events {
+                onMicrophone(Listener.listenEvent(shifted(event, by: microphoneOffset), at: microphoneOffset + position, rate: sampleRate))
+            }
+        }
+        func shifted(_ event: UtteranceStream.Event, by samples: Int) -> UtteranceStream.Event {
+            guard samples > 0 else { return event }
+            let seconds = Double(samples) / Double(sampleRate)
+            switch event {
+            case .speechStart(let time): return .speechStart(time + seconds)
+            case .partial: return event
+            case .utterance(var utterance):
+                utterance.start += seconds
+                utterance.end += seconds
+                return .utterance(utterance)
+            case .dialogue(let step, let time): return .dialogue(step, time: time + seconds)
+            }
         }
 
         while !shouldStop() {
@@ -145,12 +164,14 @@ public final class SharedDecoder: Sendable {
                 do {
                     if var stream = microphoneStream {
                         micEvents(try stream.finishEvents(), at: stream.position)
+                        microphoneOffset += stream.position
                         microphoneStream = next.makeStream()
                     }
                     for (id, var stream) in streams {
                         let events = try stream.finishEvents()
                         let onEvent = state.withLock { $0.queued[id]?.onEvent }
-                        for event in events { onEvent?(.event(event)) }
+                        for event in events { onEvent?(.event(shifted(event, by: offsets[id, default: 0]))) }
+                        offsets[id, default: 0] += stream.position
                         streams[id] = next.makeStream()
                     }
                 } catch {
@@ -175,7 +196,7 @@ public final class SharedDecoder: Sendable {
                 if inputDone && samples.isEmpty {
                     if let error = input.failure { failure = error; break }
                     do { micEvents(try microphoneStream!.finishEvents(), at: microphoneStream!.position) } catch { failure = error; break }
-                    onMicrophone(.stopped(error: nil, seconds: Double(microphoneStream!.position) / Double(sampleRate),
+                    onMicrophone(.stopped(error: nil, seconds: Double(microphoneOffset + microphoneStream!.position) / Double(sampleRate),
                                           droppedSamples: input.droppedSamples, deviceOverruns: input.deviceOverruns))
                     return  // the recording (or `maxSeconds`) is over
                 }
@@ -192,25 +213,30 @@ public final class SharedDecoder: Sendable {
                 do {
                     if !queued.samples.isEmpty {
                         busy = true
-                        for event in try streams[id]!.feedEvents(queued.samples) { queued.onEvent(.event(event)) }
+                        for event in try streams[id]!.feedEvents(queued.samples) { queued.onEvent(.event(shifted(event, by: offsets[id, default: 0]))) }
                     }
                     if queued.finishing {
                         busy = true
-                        for event in try streams[id]!.finishEvents() { queued.onEvent(.event(event)) }
+                        for event in try streams[id]!.finishEvents() { queued.onEvent(.event(shifted(event, by: offsets[id, default: 0]))) }
                         streams[id] = nil
+                        offsets[id] = nil
                         state.withLock { _ = $0.queued.removeValue(forKey: id) }
                         queued.onEvent(.finished(droppedSamples: queued.dropped, error: nil))
                     }
                 } catch {
                     // One peer's bad stream ends that stream, not the service.
                     streams[id] = nil
+                    offsets[id] = nil
                     state.withLock { _ = $0.queued.removeValue(forKey: id) }
                     queued.onEvent(.finished(droppedSamples: queued.dropped, error: error))
                 }
             }
             // Streams closed by their peers.
             let open = state.withLock { Set($0.queued.keys) }
-            for id in streams.keys where !open.contains(id) { streams[id] = nil }
+            for id in streams.keys where !open.contains(id) {
+                streams[id] = nil
+                offsets[id] = nil
+            }
             if ContinuousClock.now - shortcutsChecked >= Listener.shortcutPollInterval {
                 shortcutsChecked = ContinuousClock.now
                 do { try refreshShortcuts(since: &shortcutVersion, onEvent: onMicrophone) } catch { failure = error; break }
