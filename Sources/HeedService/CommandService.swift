@@ -97,7 +97,7 @@ public final class CommandService: Sendable {
         wyoming?.start()
         if let mqtt {
             if settings.hub { mqtt.subscribe(Hermes.audioFrames) }
-            try mqtt.start()
+            mqtt.start()
         }
         defer {
             wyoming?.stop()

@@ -92,15 +92,33 @@ public final class MQTTClient: @unchecked Sendable {
         throw HeedError(.configuration, "MQTT \(what): \(String(cString: mosquitto_strerror(code)))")
     }
 
-    /// Starts the network thread and connects; a broker that is not up yet is tried again
-    /// until it is.
-    public func start() throws(HeedError) {
-        let code = mosquitto_connect_async(handle, settings.host, Int32(settings.port), 30)
-        if code != MOSQ_ERR_SUCCESS.rawValue {
-            log.warning("mqtt: cannot reach \(settings.host):\(settings.port) yet (\(String(cString: mosquitto_strerror(code)))); trying again")
+    /// Connects and starts the network thread, on a thread of its own: a broker that is not up
+    /// yet is tried again (1 s, backing off to 30 s) until it is. libmosquitto's own loop
+    /// reconnects only once a first connection was made.
+    public func start() {
+        let thread = Thread { [self] in
+            var delay = 1.0, reported = false
+            while !stopping.load(ordering: .relaxed) {
+                let code = mosquitto_connect_async(handle, settings.host, Int32(settings.port), 30)
+                if code == MOSQ_ERR_SUCCESS.rawValue {
+                    let started = mosquitto_loop_start(handle)
+                    if started != MOSQ_ERR_SUCCESS.rawValue { log.error("mqtt: no network thread: \(String(cString: mosquitto_strerror(started)))") }
+                    return
+                }
+                if !reported {
+                    log.warning("mqtt: cannot reach \(settings.host):\(settings.port) yet (\(String(cString: mosquitto_strerror(code)))); trying again")
+                    reported = true
+                }
+                let until = Date().addingTimeInterval(delay)
+                while Date() < until && !stopping.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.1) }
+                delay = min(30, delay * 2)
+            }
         }
-        try check(mosquitto_loop_start(handle), "network thread")
+        thread.name = "heed-mqtt-connect"
+        thread.start()
     }
+
+    private let stopping = Atomic<Bool>(false)
 
     /// Subscribes now (when connected) and after every reconnect.
     public func subscribe(_ topic: String) {
@@ -125,6 +143,7 @@ public final class MQTTClient: @unchecked Sendable {
     public var isConnected: Bool { state.withLock { $0.connected } }
 
     public func stop() {
+        stopping.store(true, ordering: .relaxed)
         mosquitto_disconnect(handle)
         mosquitto_loop_stop(handle, false)
     }

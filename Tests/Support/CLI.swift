@@ -135,10 +135,11 @@ public final class BackgroundProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    /// Stops it (SIGTERM) and waits.
+    /// Stops it and waits. Foundation starts children with SIGTERM blocked; heed unblocks it,
+    /// other programs (a broker, a Python peer) need SIGKILL.
     @discardableResult
-    public func stop() -> Int32 {
-        if process.isRunning { signal(SIGTERM) }
+    public func stop(signal: Int32 = SIGTERM) -> Int32 {
+        if process.isRunning { self.signal(signal) }
         return wait()
     }
 

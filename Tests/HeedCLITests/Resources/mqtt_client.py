@@ -2,6 +2,7 @@
 
     mqtt_client.py PORT listen SECONDS TOPIC...       # prints each message: {"topic", "payload"}
     mqtt_client.py PORT satellite SITE FILE.wav       # publishes the recording as Hermes audio frames
+    mqtt_client.py PORT publish TOPIC TEXT            # one message
 
 A satellite sends what a Rhasspy satellite sends: a small WAV file per frame (20 ms here) on
 hermes/audioServer/SITE/audioFrame, in real time, then a second of silence.
@@ -81,6 +82,10 @@ def satellite(port, site, path):
 port, action = int(sys.argv[1]), sys.argv[2]
 if action == "listen":
     listen(port, float(sys.argv[3]), sys.argv[4:])
+elif action == "publish":
+    client = connect(port)
+    client.publish(sys.argv[3], sys.argv[4].encode()).wait_for_publish()
+    client.loop_stop()
 elif action == "satellite":
     satellite(port, sys.argv[3], sys.argv[4])
 else:
