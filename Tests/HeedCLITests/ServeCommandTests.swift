@@ -135,3 +135,25 @@ import Testing
         #expect(!verify.stderr.contains("heed.service"), "\(verify.stderr)")
     }
 }
+
+/// The wake phrase, on real people: a request before it is ignored, the one after it heard, a
+/// second one ignored again (one wake, one request); the built-ins are always on.
+@Suite(.timeLimit(.minutes(40))) struct WakePhraseTests {
+    @Test func contextsAreHeardOnlyAfterTheWakePhrase() throws {
+        let golden = Fixtures.root.appendingPathComponent("Tests/Golden")
+        let request = golden.appendingPathComponent("real-coffee/7d3c97b9-4f83-4def-a080-1b13f661acbf.wav").path
+        let wake = golden.appendingPathComponent("real-wake/sheila-sc1-8d4cdc60_nohash_1.wav").path
+        let stop = golden.appendingPathComponent("real-words/stop-1eddce1d_nohash_3.wav").path
+        let input = try Fixtures.temporaryDirectory().appendingPathComponent("wake.wav")
+        let sox = try BackgroundProcess([request, wake, request, request, stop, input.path, "pad", "0", "1"], executable: "/usr/bin/sox")
+        #expect(sox.wait() == 0, "\(sox.stderr)")
+        let result = try CLI.run(["serve", "--context", "Models/contexts/coffee_maker.yaml", "--wake", "sheila", "--input", input.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = ServeCommandTests.events(result.stdout).filter { ["wake", "intent", "ignored"].contains($0["event"] as? String) }
+        #expect(events.map { "\($0["event"]!) \($0["intent"] ?? "")" } == ["ignored orderDrink", "wake ", "intent orderDrink", "ignored orderDrink", "intent stop"],
+                "\(result.stdout)")
+        let woke = try #require(events.first { $0["event"] as? String == "wake" })
+        #expect((woke["until"] as? Double ?? 0) - (woke["time"] as? Double ?? 0) == 8)
+        #expect(result.stderr.contains("wake: \"sheila\""))
+    }
+}
