@@ -105,6 +105,24 @@ import Testing
         #expect(told.last == "STOPPING=1")
     }
 
+    @Test func donationsReachARunningServiceAndAKilledServiceLosesNothing() throws {
+        let env = ["HEED_STATE_DIR": try Fixtures.temporaryDirectory().appendingPathComponent("state").path]
+        let serve = try BackgroundProcess(["serve", "--wyoming", "tcp://127.0.0.1:0"], environment: env)
+        #expect(serve.waitForLine(containing: "ready", inStderr: true) != nil, "\(serve.stderr)")
+        #expect(try CLI.run(["shortcuts", "donate", "--id", "tea", "--title", "Tea", "--phrase", "brew my tea", "--intent", "brewTea"],
+                            environment: env).status == 0)
+        // The running service puts the donated phrase in its grammar within a second.
+        #expect(serve.waitForLine(containing: "\"active\":1", timeout: 10) != nil, "\(serve.stdout)")
+        serve.signal(SIGKILL)
+        serve.wait()
+        // Killed: the store is whole, and the next service starts with the donation in it.
+        let listed = try CLI.run(["shortcuts", "list", "--json"], environment: env)
+        #expect(listed.status == 0 && listed.stdout.contains("brew my tea"), "\(listed.stderr)")
+        let again = try BackgroundProcess(["serve", "--wyoming", "tcp://127.0.0.1:0"], environment: env)
+        #expect(again.waitForLine(containing: "\"active\":1", timeout: 30) != nil, "\(again.stdout) \(again.stderr)")
+        #expect(again.stop() == 0)
+    }
+
     @Test func aBadConfigurationEndsWithOneClearLine() throws {
         let directory = try Fixtures.temporaryDirectory()
         let configuration = directory.appendingPathComponent("heed.yml")
