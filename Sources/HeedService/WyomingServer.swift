@@ -143,16 +143,21 @@ private final class AudioSession: Sendable {
         var stream: SharedDecoder.StreamID?
         var converter: PCMConverter?
         var heard: [String] = []
-        var dropped = 0
         var finished = false
+        /// Which transcription this is: a stream's events count only for the one that opened it.
+        var generation = 0
+        /// Signalled when this stream's last event has been decoded.
+        let done = DispatchSemaphore(value: 0)
     }
     private let state = Mutex(State())
-    private let done = DispatchSemaphore(value: 0)
 
     init(decoder: SharedDecoder) { self.decoder = decoder }
 
     func reset() {
-        let open = state.withLock { state in defer { state = State() }; return state.stream }
+        let open = state.withLock { state in
+            defer { state = State(generation: state.generation + 1) }
+            return state.stream
+        }
         if let open { decoder.close(open) }
     }
 
@@ -166,7 +171,8 @@ private final class AudioSession: Sendable {
         let current = state.withLock { $0.converter?.format }
         if starting || current == nil {
             reset()
-            let id = decoder.open { [self] event in heard(event) }
+            let generation = state.withLock { $0.generation }
+            let id = decoder.open { [self] event in heard(event, generation: generation) }
             state.withLock { state in
                 state.stream = id
                 state.converter = PCMConverter(from: format, to: decoder.sampleRate)
@@ -181,14 +187,14 @@ private final class AudioSession: Sendable {
 
     /// Ends the audio and waits for what it says.
     func stop() -> String {
-        let (id, rest) = state.withLock { state in (state.stream, state.converter?.finish() ?? []) }
+        let (id, rest, done) = state.withLock { state in (state.stream, state.converter?.finish() ?? [], state.done) }
         guard let id else { return "" }
         decoder.append(rest, to: id)
         decoder.finish(id)
         // The decoder serves every stream in turn; a minute is far more than one utterance takes.
-        _ = done.wait(timeout: .now() + 60)
+        if done.wait(timeout: .now() + 60) == .timedOut { decoder.close(id) }
         return state.withLock { state in
-            defer { state = State() }
+            defer { state = State(generation: state.generation + 1) }
             return state.heard.joined(separator: " ")
         }
     }
@@ -203,18 +209,18 @@ private final class AudioSession: Sendable {
     }
 
     /// On the decoding thread.
-    private func heard(_ event: SharedDecoder.StreamEvent) {
-        switch event {
-        case .event(.utterance(let utterance)) where utterance.understood:
-            state.withLock { $0.heard.append(utterance.transcript) }
-        case .finished(let dropped, _):
-            state.withLock { state in
-                state.dropped = dropped
+    private func heard(_ event: SharedDecoder.StreamEvent, generation: Int) {
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            switch event {
+            case .event(.utterance(let utterance)) where utterance.understood:
+                state.heard.append(utterance.transcript)
+            case .finished:
                 state.finished = true
+                state.done.signal()
+            default:
+                break
             }
-            done.signal()
-        default:
-            break
         }
     }
 }
