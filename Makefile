@@ -106,7 +106,7 @@ detector: release
 # a 15-minute noisy stream. About half an hour (QUICK=1: about ten minutes); not part of CI.
 QUICK ?=
 ABLATE ?=
-bench: release
+bench: release $(TEST_VENV)/ready
 	$(SWIFT) build -c release --product heed-ring-bench
 	python3 scripts/bench.py $(if $(QUICK),--quick)
 

@@ -13,6 +13,9 @@
 4. Latency from the end of speech to the intent event on paced live input (`heed listen --input`):
    whole commands nothing can follow (the built-ins), and real coffee orders (which may go on).
 5. Start-up, context compile, the ring buffer.
+6. The service: `heed serve --wyoming` with 1, 4 and 8 Wyoming clients (the PyPI client from
+   .build/test-venv) each sending a real request at once: wall time per request and the
+   service's peak RSS.
 
 Prints one report. Figures go to BENCHMARKS.md by hand, with the machine they came from.
 Usage: scripts/bench.py [--quick]   (--quick: every 10th request instead of every 3rd, shorter streams)
@@ -233,6 +236,38 @@ ring_bin = os.path.join(os.path.dirname(heed), "heed-ring-bench")
 ring_runs = [json.loads(subprocess.run([ring_bin], capture_output=True, text=True, check=True).stdout) for _ in range(3)]
 ring = sorted(ring_runs, key=lambda r: r["samplesPerSecond"])[1]
 
+# --- 6. The service ---------------------------------------------------------------------------
+
+def wyoming_clients(counts):
+    """{clients: (median s per request, max s, peak RSS MB of heed serve)} with that many clients at once."""
+    python = os.path.join(root, ".build/test-venv/bin/python")
+    client = os.path.join(root, "Tests/HeedCLITests/Resources/wyoming_client.py")
+    if not os.path.exists(python):
+        log("== service: skipped (.build/test-venv is missing; make test makes it)")
+        return {}
+    log("== service: Wyoming clients at once")
+    serve = subprocess.Popen([heed, "serve", "--no-builtins", "--context", context, "--wyoming", "tcp://127.0.0.1:0"],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    port = int(re.search(r"wyoming: [^:]+:(\d+)", serve.stderr.readline()).group(1))
+    results = {}
+    for n in counts:
+        chosen = [quiet_files[i % len(quiet_files)] for i in range(n)]
+        started = time.time()
+        procs = [(subprocess.Popen([python, client, str(port), "transcribe", f, "20"], stdout=subprocess.PIPE, text=True), f) for f in chosen]
+        walls = []
+        for p, f in procs:
+            p.communicate()
+            walls.append(time.time() - started)
+        with open(f"/proc/{serve.pid}/status") as status:
+            peak = int(re.search(r"VmHWM:\s+(\d+)", status.read()).group(1)) / 1024
+        results[n] = (statistics.median(walls), max(walls), peak)
+    serve.terminate()
+    serve.wait()
+    return results
+
+
+service = wyoming_clients([1, 4, 8])
+
 # --- Report ----------------------------------------------------------------------------------
 
 def quantiles(values):
@@ -269,6 +304,9 @@ print(f"  real coffee orders (a whole order may go on, so it waits longer): inte
       f"not understood {quantiles(orders_latency['not-understood'])}")
 print(f"listen: peak RSS {listen_rss:.1f} MB (coffee context: {coffee_rss:.1f} MB), CPU {listen_cpu:.1f} % of one core while "
       f"commands are spoken, {100 * idle_cpu / idle_wall:.1f} % in a real room (62 s, a cat and people moving about)")
+for n, (median, longest, peak) in service.items():
+    print(f"heed serve --wyoming, {n} client{'s' if n > 1 else ''} sending a real request at once (20 ms chunks, unpaced): "
+          f"{median:.2f} s per request (median), {longest:.2f} s the last; peak RSS {peak:.1f} MB")
 print(f"start-up to listening: built-ins {startup:.2f} s, coffee-maker context {coffee_startup:.2f} s")
 print(f"ring buffer (2 s at 16 kHz, 160-sample periods, producer flat out): {ring['samplesPerSecond'] / 1e6:.0f} M samples/s "
       f"delivered to the consumer ({ring['samplesPerSecond'] / 16000:.0f}x real time), {ring['outOfOrder']} out of order, "
