@@ -4,7 +4,7 @@ SWIFT ?= swift
 # Debian packages the build and tests need; installed only when missing.
 APT_PACKAGES := pkg-config libasound2-dev libyaml-dev libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us \
                 libspeexdsp-dev libwebrtc-audio-processing-dev libsndfile1-dev sndfile-programs pocketsphinx espeak-ng sox libxml2-utils \
-                libmosquitto-dev mosquitto libsystemd-dev systemd
+                libmosquitto-dev mosquitto libsystemd-dev systemd openssl
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)/heed
 
 .PHONY: all deps build release install demo test accuracy wake detector bench fuzz leaks soak clean fixtures

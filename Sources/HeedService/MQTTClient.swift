@@ -46,7 +46,7 @@ public final class MQTTClient: @unchecked Sendable {
     private let settings: MQTTSettings
     private let log: ServiceLog
     private let onMessage: @Sendable (String, [UInt8]) -> Void
-    private struct State { var subscriptions: [String] = []; var connected = false; var everConnected = false }
+    private struct State { var subscriptions: [String] = []; var connected = false; var everConnected = false; var lastError: String? }
     private let state = Mutex(State())
     private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
@@ -73,6 +73,11 @@ public final class MQTTClient: @unchecked Sendable {
         }
         mosquitto_disconnect_callback_set(handle) { _, object, code in
             MQTTClient.from(object).disconnected(code)
+        }
+        // libmosquitto's own errors (a TLS handshake that fails, say), once each until they change.
+        mosquitto_log_callback_set(handle) { _, object, level, text in
+            guard level & Int32(MOSQ_LOG_ERR) != 0, let text else { return }
+            MQTTClient.from(object).libraryError(String(cString: text))
         }
         mosquitto_message_callback_set(handle) { _, object, message in
             guard let message = message?.pointee, let topic = message.topic else { return }
@@ -145,7 +150,8 @@ public final class MQTTClient: @unchecked Sendable {
     public func stop() {
         stopping.store(true, ordering: .relaxed)
         mosquitto_disconnect(handle)
-        mosquitto_loop_stop(handle, false)
+        // Forced: a loop waiting out its reconnect delay (up to 30 s) would hold up stopping.
+        mosquitto_loop_stop(handle, true)
     }
 
     private func connected(_ code: Int32) {
@@ -155,11 +161,20 @@ public final class MQTTClient: @unchecked Sendable {
         }
         let (topics, again) = state.withLock { state in
             state.connected = true
+            state.lastError = nil
             defer { state.everConnected = true }
             return (state.subscriptions, state.everConnected)
         }
         log.info("mqtt: \(again ? "reconnected" : "connected") to \(settings.host):\(settings.port)")
         for topic in topics { mosquitto_subscribe(handle, nil, topic, 0) }
+    }
+
+    private func libraryError(_ text: String) {
+        let fresh = state.withLock { state in
+            defer { state.lastError = text }
+            return state.lastError != text
+        }
+        if fresh { log.warning("mqtt: \(text)") }
     }
 
     private func disconnected(_ code: Int32) {

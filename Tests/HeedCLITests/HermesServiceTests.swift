@@ -124,4 +124,45 @@ import Testing
         #expect(hub.waitForLine(containing: "site 'attic' is not a WAV chunk", inStderr: true, timeout: 10)?.hasPrefix("<4>") == true, "\(hub.stderr)")
         #expect(hub.process.isRunning)
     }
+
+    /// TLS with a CA of the test's own, and a broker that wants a user name and password.
+    @Test func tlsAndLogin() throws {
+        guard Self.mosquittoAvailable, FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
+            print("skipped: needs mosquitto and openssl"); return
+        }
+        let directory = try Fixtures.temporaryDirectory()
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        func run(_ executable: String, _ arguments: [String]) throws {
+            let process = try BackgroundProcess(arguments, executable: executable)
+            #expect(process.wait() == 0, "\(executable) \(arguments): \(process.stderr)")
+        }
+        try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.crt"), "-days", "2", "-subj", "/CN=heed test CA"])
+        try run("/usr/bin/openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=localhost"])
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: path("ext"), atomically: true, encoding: .utf8)
+        try run("/usr/bin/openssl", ["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"), "-CAcreateserial",
+                                     "-out", path("server.crt"), "-days", "2", "-extfile", path("ext")])
+        try "".write(toFile: path("passwords"), atomically: true, encoding: .utf8)
+        try run("/usr/bin/mosquitto_passwd", ["-b", path("passwords"), "heed", "s3cret"])
+        // Run as root, Mosquitto reads these as its own user.
+        for file in ["passwords", "server.key"] { chmod(path(file), 0o644) }
+        let port = TestPython.freePort()
+        try "listener \(port) 127.0.0.1\ncafile \(path("ca.crt"))\ncertfile \(path("server.crt"))\nkeyfile \(path("server.key"))\nallow_anonymous false\npassword_file \(path("passwords"))\n"
+            .write(toFile: path("mosquitto.conf"), atomically: true, encoding: .utf8)
+        let broker = try BackgroundProcess(["-c", path("mosquitto.conf")], executable: "/usr/sbin/mosquitto")
+        defer { broker.stop(signal: SIGKILL) }
+        #expect(broker.waitForLine(containing: "running", inStderr: true, timeout: 10) != nil, "\(broker.stderr)")
+
+        let right = try BackgroundProcess(["serve", "--hub", "--mqtt", "mqtts://127.0.0.1:\(port)", "--mqtt-cafile", path("ca.crt"),
+                                           "--mqtt-username", "heed", "--mqtt-password", "s3cret"])
+        #expect(right.waitForLine(containing: "mqtt: connected", inStderr: true, timeout: 20) != nil, "\(right.stderr)")
+        #expect(right.stop() == 0)
+        let wrong = try BackgroundProcess(["serve", "--hub", "--mqtt", "mqtts://heed:wrong@127.0.0.1:\(port)", "--mqtt-cafile", path("ca.crt")])
+        #expect(wrong.waitForLine(containing: "not authorised", inStderr: true, timeout: 20)?.hasPrefix("<4>") == true, "\(wrong.stderr)")
+        #expect(wrong.stop() == 0)
+        // Without the test's CA the broker's certificate is not trusted.
+        let untrusted = try BackgroundProcess(["serve", "--hub", "--mqtt", "mqtts://heed:s3cret@127.0.0.1:\(port)"])
+        #expect(untrusted.waitForLine(containing: "certificate verify failed", inStderr: true, timeout: 20)?.hasPrefix("<4>") == true, "\(untrusted.stderr)")
+        #expect(!untrusted.stderr.contains("mqtt: connected"))
+        #expect(untrusted.stop() == 0)
+    }
 }
