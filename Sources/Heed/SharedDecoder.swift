@@ -243,10 +243,16 @@ public final class SharedDecoder: Sendable {
             }
             if !busy { usleep(5_000) }
         }
-        if let failure, let input {
-            onMicrophone(.stopped(error: failure, seconds: 0, droppedSamples: input.droppedSamples, deviceOverruns: input.deviceOverruns))
+        // Stopped, or failed: what the microphone was hearing is ended and reported, as Listener does.
+        if let input, var stream = microphoneStream {
+            if failure == nil {
+                do { micEvents(try stream.finishEvents(), at: stream.position) } catch { failure = error }
+            }
+            onMicrophone(.stopped(error: failure, seconds: Double(microphoneOffset + stream.position) / Double(sampleRate),
+                                  droppedSamples: input.droppedSamples, deviceOverruns: input.deviceOverruns))
+        } else if let failure {
+            throw failure
         }
-        if let failure, input == nil { throw failure }
     }
 
     private func refreshShortcuts(since version: inout Int?, onEvent: (ListenEvent) -> Void) throws(HeedError) {

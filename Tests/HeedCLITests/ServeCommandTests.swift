@@ -80,6 +80,9 @@ import Testing
         serve.signal(SIGTERM)
         #expect(serve.wait(timeout: 10) == 0, "\(serve.stderr)")
         #expect(serve.stderr.contains("<6>stopped"))
+        // Stopped before the recording's end, and said so.
+        let stopped = try #require(ServeCommandTests.events(serve.stdout).last)
+        #expect(stopped["event"] as? String == "stopped" && (stopped["seconds"] as? Double ?? 99) < 30, "\(serve.stdout)")
     }
 
     @Test func systemdHearsReadyAndTheWatchdogWhileAudioArrives() throws {
