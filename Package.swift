@@ -97,7 +97,7 @@ let package = Package(
 
         // `make fuzz` only: libFuzzer targets over every parser (built with -sanitize=fuzzer),
         // or, in a normal build, a replayer for what the fuzzer found. Not a product.
-        .executableTarget(name: "heed-fuzz", dependencies: ["Heed", "HeedAudio", "HeedRecognition"], path: "Sources/HeedFuzz"),
+        .executableTarget(name: "heed-fuzz", dependencies: ["Heed", "HeedAudio", "HeedRecognition", "HeedService"], path: "Sources/HeedFuzz"),
 
         // `make bench` only: ring-buffer throughput between two threads (not a product).
         .executableTarget(name: "heed-ring-bench", dependencies: ["HeedCapture"], path: "Sources/HeedRingBench"),

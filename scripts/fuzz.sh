@@ -27,10 +27,14 @@ seed suite Audio/*/suite.yml Tests/FuzzRegressions/suite/*
 seed manifest Models/heed.app.yml Tests/FuzzRegressions/manifest/*
 seed policy Models/test-rig.policy.yml Tests/FuzzRegressions/policy/*
 seed dict "$shared"/defective.dic Tests/FuzzRegressions/dict/*
+seed service systemd/heed.yml Tests/FuzzRegressions/service/*
+mkdir -p "$work/seeds/wyoming"
+printf '{"type":"describe"}\n{"type":"audio-start","data":{"rate":16000,"width":2,"channels":1}}\n{"type":"audio-chunk","data_length":2,"payload_length":4}\n{}abcd{"type":"audio-stop"}\n' \
+    > "$work/seeds/wyoming/session"
 head -200 /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict > "$work/seeds/dict/cmudict-head.dict" 2>/dev/null || true
 
 failed=()
-for target in ${FUZZ_TARGETS:-wav context suite manifest policy dict}; do
+for target in ${FUZZ_TARGETS:-wav context suite manifest policy dict wyoming service}; do
     mkdir -p "$work/corpus/$target"
     log="$work/$target.log"
     # Leaks are checked separately (see BENCHMARKS.md): the Swift runtime's caches are not leaks.

@@ -2,11 +2,12 @@ import Foundation
 import Heed
 import HeedAudio
 import HeedRecognition
+import HeedService
 
 /// The parsers that read what users and files hand Heed, each fed arbitrary bytes. A target
 /// must never crash, hang or allocate what a header merely claims; errors are fine.
 enum FuzzTarget: String, CaseIterable {
-    case wav, context, suite, manifest, policy, dict
+    case wav, context, suite, manifest, policy, dict, wyoming, service
 
     func run(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
@@ -33,6 +34,23 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? AppManifest(yaml: text, source: "fuzz.app.yml")
         case .policy:
             _ = try? AdminPolicy.parse(text, path: "fuzz.policy.yml")
+        case .wyoming:
+            // A client's bytes, in two pieces, as a socket may split them; audio as announced.
+            var parser = WyomingParser()
+            parser.push(data.prefix(data.count / 2))
+            parser.push(data.dropFirst(data.count / 2))
+            for _ in 0..<64 {
+                do {
+                    guard let event = try parser.next() else { break }
+                    if let format = try? PCMConverter.Format(rate: event.int("rate") ?? 16000, width: event.int("width") ?? 2, channels: event.int("channels") ?? 1) {
+                        var converter = PCMConverter(from: format, to: 16_000)
+                        _ = converter.convert(event.payload.prefix(16_000))
+                    }
+                    _ = event.encoded()
+                } catch WyomingError.tooLarge { break } catch { continue }
+            }
+        case .service:
+            _ = try? ServiceConfiguration(yaml: text, path: "fuzz.yml", relativeTo: URL(fileURLWithPath: "/etc/heed"))
         case .dict:
             _ = try? PronunciationFile.parse(text, source: "fuzz.dict")
             // The same bytes as the decoder's dictionary: indexed, then looked up by their own words.
