@@ -147,7 +147,8 @@ public final class Listener {
         Self.listenEvent(event, at: position, rate: recognizer.sampleRate)
     }
 
-    static func listenEvent(_ event: UtteranceStream.Event, at position: Int, rate: Int) -> ListenEvent {
+    /// A stream's event as a listener reports it; `position` (samples at `rate`) dates a partial.
+    public static func listenEvent(_ event: UtteranceStream.Event, at position: Int, rate: Int) -> ListenEvent {
         let time = Double(position) / Double(rate)
         switch event {
         case .speechStart(let time): return .speechStart(time: time)

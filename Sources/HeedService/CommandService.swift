@@ -115,9 +115,7 @@ public final class CommandService: Sendable {
             announced = true
             ready()
         }
-        try decoder.run(microphone: settings.microphone, bufferSeconds: settings.bufferSeconds, shouldStop: {
-            shouldStop()
-        }, onMicrophone: { event in
+        try decoder.run(microphone: settings.microphone, bufferSeconds: settings.bufferSeconds, shouldStop: shouldStop, onMicrophone: { event in
             if case .listening = event, !announced {
                 announced = true
                 ready()
@@ -185,7 +183,7 @@ public final class CommandService: Sendable {
                 guard let self else { return }
                 switch event {
                 case .event(let event):
-                    handle(Self.listenEvent(event), site: site, gate: gate)
+                    handle(Listener.listenEvent(event, at: 0, rate: decoder.sampleRate), site: site, gate: gate)
                 case .finished(_, let error?):
                     log.warning("hub: site '\(site)': \(error.message)")
                 case .finished:
@@ -215,15 +213,6 @@ public final class CommandService: Sendable {
         for (name, stream) in idle {
             decoder.finish(stream)
             log.info("hub: site '\(name)' stopped streaming")
-        }
-    }
-
-    static func listenEvent(_ event: UtteranceStream.Event) -> ListenEvent {
-        switch event {
-        case .speechStart(let time): return .speechStart(time: time)
-        case .partial(let text): return .partial(time: 0, transcript: text)
-        case .utterance(let utterance): return .utterance(utterance)
-        case .dialogue(let step, let time): return .dialogue(step, time: time)
         }
     }
 }
