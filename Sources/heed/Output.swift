@@ -83,8 +83,12 @@ enum Terminal {
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 
+    /// `heed serve` sets this to the sd-daemon error level ("<3>"), so journald files its error
+    /// lines as errors; set once, before any thread starts.
+    nonisolated(unsafe) static var errorPrefix = ""
+
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("heed: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("\(errorPrefix)heed: \(message)\n".utf8))
     }
 
     /// Warns when a WAV file's rate is below the model's: the decoder gets the file resampled,

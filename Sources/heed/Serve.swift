@@ -169,6 +169,7 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         let log = ServiceLog()
+        Terminal.errorPrefix = "<3>"
         let first = try effective()
         let (recognizer, vocabulary) = try Self.recognizer(first)
         for warning in recognizer.warnings { log.warning(warning) }

@@ -69,7 +69,7 @@ import Testing
         try "sensitivty: 2\n".write(to: configuration, atomically: true, encoding: .utf8)
         serve.signal(SIGHUP)
         #expect(serve.waitForLine(containing: "reload failed", inStderr: true, timeout: 20)?.hasPrefix("<3>") == true, "\(serve.stderr)")
-        #expect(serve.stderr.contains("unknown setting 'sensitivty'"))
+        #expect(serve.stderr.contains("<3>heed: \(configuration.path): unknown setting 'sensitivty'"), "\(serve.stderr)")
         #expect(serve.wait() == 0)
         #expect(Self.events(serve.stdout).contains { $0["intent"] as? String == "orderDrink" })
     }
@@ -132,7 +132,7 @@ import Testing
         try "wyoming: tcp://127.0.0.1:10300\nhub: yes please\n".write(to: configuration, atomically: true, encoding: .utf8)
         let result = try CLI.run(["serve", "--config", configuration.path])
         #expect(result.status == 78)
-        #expect(result.stderr == "heed: \(configuration.path): hub must be true or false\n", "\(result.stderr)")
+        #expect(result.stderr == "<3>heed: \(configuration.path): hub must be true or false\n", "\(result.stderr)")
         let missing = try CLI.run(["serve", "--config", directory.appendingPathComponent("none.yml").path])
         #expect(missing.status == 66, "\(missing.stderr)")
         let noBroker = try CLI.run(["serve", "--hub"])
