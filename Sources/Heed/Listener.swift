@@ -64,11 +64,6 @@ public final class Listener {
     }
 
     /// Puts the store's shortcuts into the grammar when the store changed since `version`.
-    private func refreshShortcuts(since version: inout Int?, onEvent: (ListenEvent) -> Void) throws(HeedError) {
-        guard let shortcuts else { return }
-        try Self.refreshShortcuts(shortcuts, into: recognizer, since: &version, onEvent: onEvent)
-    }
-
     static func refreshShortcuts(_ shortcuts: ShortcutStore, into recognizer: CommandRecognizer, since version: inout Int?,
                                  onEvent: (ListenEvent) -> Void) throws(HeedError) {
         let current: Int
@@ -82,69 +77,11 @@ public final class Listener {
     }
 
     /// Listens until `shouldStop` returns true, the input ends, or an error; calls `onEvent` for
-    /// each event on the calling thread. Throws only when listening cannot start.
+    /// each event on the calling thread. Throws only when listening cannot start. (The microphone
+    /// is a `SharedDecoder`'s stream with no other streams beside it.)
     public func run(shouldStop: @escaping @Sendable () -> Bool, onEvent: (ListenEvent) -> Void) throws(HeedError) {
-        let input = try LiveInput(source: source, rate: recognizer.sampleRate, bufferSeconds: bufferSeconds, maxSeconds: maxSeconds,
-                                  shouldStop: shouldStop) { onEvent(.deviceLost(message: $0)) }
-        onEvent(.listening(source: input.label, format: input.formatDescription))
-        var shortcutVersion: Int?
-        try refreshShortcuts(since: &shortcutVersion, onEvent: onEvent)
-        var shortcutsChecked = ContinuousClock.now
-        input.start()
-
-        var stream = recognizer.makeStream()
-        var levelEnergy = 0.0, levelSamples = 0
-        let levelWindow = recognizer.sampleRate / 10
-        var reason: HeedError?
-        defer { input.stop() }
-        while true {
-            let inputDone = input.isFinished
-            let samples = input.read()
-            if !samples.isEmpty {
-                for sample in samples { levelEnergy += Double(sample) * Double(sample) }
-                levelSamples += samples.count
-                if levelSamples >= levelWindow {
-                    onEvent(.level(dBFS: 10 * log10(levelEnergy / Double(levelSamples) / (32768.0 * 32768.0) + 1e-12)))
-                    levelEnergy = 0
-                    levelSamples = 0
-                }
-                do {
-                    for event in try stream.feedEvents(samples) { onEvent(listenEvent(event, at: stream.position)) }
-                } catch {
-                    reason = error
-                    break
-                }
-            }
-            if ContinuousClock.now - shortcutsChecked >= Self.shortcutPollInterval {
-                shortcutsChecked = ContinuousClock.now
-                do { try refreshShortcuts(since: &shortcutVersion, onEvent: onEvent) } catch {
-                    reason = error
-                    break
-                }
-            }
-            for change in input.changes() { onEvent(change) }
-            if inputDone && samples.isEmpty { break }
-            if shouldStop() { input.requestStop() }
-            if samples.isEmpty { usleep(5_000) }
-        }
-        if reason == nil {
-            if let error = input.failure {
-                reason = error
-            } else {
-                do {
-                    for event in try stream.finishEvents() { onEvent(listenEvent(event, at: stream.position)) }
-                } catch {
-                    reason = error
-                }
-            }
-        }
-        input.stop()
-        onEvent(.stopped(error: reason, seconds: Double(stream.position) / Double(recognizer.sampleRate),
-                         droppedSamples: input.droppedSamples, deviceOverruns: input.deviceOverruns))
-    }
-
-    private func listenEvent(_ event: UtteranceStream.Event, at position: Int) -> ListenEvent {
-        Self.listenEvent(event, at: position, rate: recognizer.sampleRate)
+        try SharedDecoder(recognizer: recognizer, shortcuts: shortcuts)
+            .run(microphone: source, bufferSeconds: bufferSeconds, maxSeconds: maxSeconds, shouldStop: shouldStop, onMicrophone: onEvent)
     }
 
     /// A stream's event as a listener reports it; `position` (samples at `rate`) dates a partial.

@@ -110,9 +110,10 @@ public final class SharedDecoder: Sendable {
     }
 
     /// Decodes until `shouldStop` returns true. With a `microphone`, it is captured on its own
-    /// thread and decoded here too, its events reported to `onMicrophone` as `Listener` reports
-    /// them, and decoding ends with its `.stopped` event when its input ends or fails. Throws when
-    /// the microphone cannot open, or decoding fails without one.
+    /// thread and decoded here too, its events (`Listener`'s) reported to `onMicrophone`, and
+    /// decoding ends with its `.stopped` event when its input ends, fails, or is stopped (what it
+    /// captured before the stop is decoded first). Throws when the microphone cannot open, or
+    /// decoding fails without one.
     public func run(microphone: LiveSource? = nil, bufferSeconds: Double = 2, maxSeconds: Double? = nil,
                     shouldStop: @escaping @Sendable () -> Bool, onMicrophone: (ListenEvent) -> Void = { _ in }) throws(HeedError) {
         let input = try microphone.map { source throws(HeedError) in
@@ -152,7 +153,14 @@ public final class SharedDecoder: Sendable {
             }
         }
 
-        while !shouldStop() {
+        // The microphone's level over each tenth of a second, for a meter.
+        var levelEnergy = 0.0, levelSamples = 0
+        while true {
+            if shouldStop() {
+                // A microphone is drained first: what it captured before the stop is still heard.
+                guard let input else { break }
+                input.requestStop()
+            }
             steps.add(1, ordering: .relaxed)
             var busy = false
             // A new recognizer: every stream ends what it heard with the old one, then goes on.
@@ -181,12 +189,19 @@ public final class SharedDecoder: Sendable {
                 recognizer = next
                 shortcutVersion = nil
             }
-            if let input, microphoneStream != nil {
+            if let input {
                 let inputDone = input.isFinished
                 let samples = input.read()
                 if !samples.isEmpty {
                     busy = true
                     microphoneSamples.add(samples.count, ordering: .relaxed)
+                    for sample in samples { levelEnergy += Double(sample) * Double(sample) }
+                    levelSamples += samples.count
+                    if levelSamples >= sampleRate / 10 {
+                        onMicrophone(.level(dBFS: 10 * log10(levelEnergy / Double(levelSamples) / (32768.0 * 32768.0) + 1e-12)))
+                        levelEnergy = 0
+                        levelSamples = 0
+                    }
                     do { micEvents(try microphoneStream!.feedEvents(samples), at: microphoneStream!.position) } catch {
                         failure = error
                         break
@@ -243,11 +258,8 @@ public final class SharedDecoder: Sendable {
             }
             if !busy { usleep(5_000) }
         }
-        // Stopped, or failed: what the microphone was hearing is ended and reported, as Listener does.
-        if let input, var stream = microphoneStream {
-            if failure == nil {
-                do { micEvents(try stream.finishEvents(), at: stream.position) } catch { failure = error }
-            }
+        // Only a failure ends a microphone's decoding here (its end and its stop return above).
+        if let input, let stream = microphoneStream {
             onMicrophone(.stopped(error: failure, seconds: Double(microphoneOffset + stream.position) / Double(sampleRate),
                                   droppedSamples: input.droppedSamples, deviceOverruns: input.deviceOverruns))
         } else if let failure {

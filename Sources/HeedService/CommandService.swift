@@ -137,6 +137,7 @@ public final class CommandService: Sendable {
     }
 
     private func handle(_ event: ListenEvent, site: String, gate: WakeState) {
+        if case .level = event { return }  // a meter is for a terminal, not a service's output
         guard case .utterance(let utterance) = event else {
             onEvent(.listen(event, site: site))
             return
