@@ -76,9 +76,8 @@ public struct ServiceConfiguration: Equatable, Sendable {
             if let number = value as? NSNumber, !(value is Bool) { return number.stringValue }
             throw problem("\(key) must be text")
         }
-        func path(_ key: String) throws(HeedError) -> String? {
-            try string(key).map { $0.hasPrefix("/") ? $0 : directory.appendingPathComponent($0).path }
-        }
+        func resolved(_ path: String) -> String { path.hasPrefix("/") ? path : directory.appendingPathComponent(path).path }
+        func path(_ key: String) throws(HeedError) -> String? { try string(key).map(resolved) }
         func bool(_ key: String) throws(HeedError) -> Bool? {
             guard let value = fields[key] else { return nil }
             guard let flag = value as? Bool else { throw problem("\(key) must be true or false") }
@@ -96,7 +95,7 @@ public struct ServiceConfiguration: Equatable, Sendable {
         capture = try bool("capture")
         if let list = fields["contexts"] {
             guard let items = list as? [Any], items.allSatisfy({ $0 is String }) else { throw problem("contexts must be a list of files") }
-            contexts = (items as! [String]).map { $0.hasPrefix("/") ? $0 : directory.appendingPathComponent($0).path }
+            contexts = (items as! [String]).map(resolved)
         }
         builtins = try bool("builtins")
         profile = try path("profile")
