@@ -8,6 +8,20 @@ import Synchronization
 /// Set by SIGINT/SIGTERM; the listener stops at its next step and closes the device.
 let stopRequested = Atomic<Bool>(false)
 
+/// SIGINT and SIGTERM set `stopRequested`. SIGPIPE is ignored: an --exec command or a reader
+/// that goes away must not kill the listener. The signals are unblocked, since a parent may
+/// have started us with them blocked (Foundation's Process does), and a listener that cannot be
+/// stopped cleanly would leave the device open.
+func installStopSignals(_ others: [Int32] = []) {
+    signal(SIGPIPE, SIG_IGN)
+    signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
+    signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
+    var handled = sigset_t()
+    sigemptyset(&handled)
+    for signal in [SIGINT, SIGTERM] + others { sigaddset(&handled, signal) }
+    pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+}
+
 struct Listen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Listen to a microphone (or a paced recording) and print each command as it is spoken.",
@@ -97,17 +111,7 @@ struct Listen: ParsableCommand {
         options.partialInterval = partials > 0 ? partials : nil
         do { recognizer = try CommandRecognizer(vocabulary: vocabulary, options: options, authorization: speech) } catch { throw error.exit() }
         if let input { Terminal.warnIfNarrowband(input, modelRate: recognizer.sampleRate) }
-        // An --exec command that exits without reading its stdin must not kill the listener.
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
-        signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
-        // A parent may have started us with these blocked (Foundation's Process does); a
-        // listener that cannot be stopped cleanly would leave the device open.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGINT)
-        sigaddset(&stopSignals, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+        installStopSignals()
 
         let dialogue = recognizer.makeConversation()
         let writer = EventWriter(json: json ?? !Terminal.stdoutIsTerminal, dialogue: dialogue != nil)

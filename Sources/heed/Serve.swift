@@ -175,14 +175,8 @@ struct Serve: ParsableCommand {
         for warning in recognizer.warnings { log.warning(warning) }
         if let input = input ?? first.file.input { Terminal.warnIfNarrowband(input, modelRate: recognizer.sampleRate) }
 
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
-        signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
         signal(SIGHUP) { _ in reloadRequested.store(true, ordering: .relaxed) }
-        var handled = sigset_t()
-        sigemptyset(&handled)
-        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&handled, signal) }
-        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+        installStopSignals([SIGHUP])
 
         let writer = EventWriter(json: true)
         let failure = Locked<HeedError?>(nil)
